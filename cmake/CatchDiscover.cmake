@@ -1,0 +1,58 @@
+# Run as a post-build step (cmake -P): lists a grader's test cases by tag and writes a CTest
+# file with one test per case. Catch2 exits with 4 when every test it ran was skipped, which
+# CTest then reports as skipped (not passed), whatever Catch2 version is installed.
+foreach(var EXE OUT PREFIX LABELS TIMEOUT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "CatchDiscover.cmake needs -D ${var}=...")
+  endif()
+endforeach()
+string(REPLACE "," ";" labels "${LABELS}")
+
+function(list_cases spec out_var)
+  execute_process(COMMAND "${EXE}" "${spec}" --list-tests --verbosity quiet
+    OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  # Catch2 returns the number of listed tests (or 0) here; a crash gives a text code.
+  if(NOT rc MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "Listing the tests of ${EXE} failed: ${rc}\n${err}")
+  endif()
+  string(REPLACE "\n" ";" lines "${out}")
+  set(cases "")
+  foreach(line IN LISTS lines)
+    string(STRIP "${line}" line)
+    if(line STREQUAL "")
+      continue()
+    endif()
+    list(APPEND cases "${line}")
+  endforeach()
+  set(${out_var} "${cases}" PARENT_SCOPE)
+endfunction()
+
+list_cases("[gpu]" gpu_cases)
+list_cases("[cpu]" cpu_cases)
+list_cases("*" all_cases)
+list(LENGTH all_cases total)
+list(LENGTH gpu_cases n_gpu)
+list(LENGTH cpu_cases n_cpu)
+math(EXPR tagged "${n_gpu} + ${n_cpu}")
+if(NOT tagged EQUAL total)
+  message(FATAL_ERROR "${EXE}: every test case needs exactly one of the tags [cpu] or [gpu]")
+endif()
+
+set(content "# Generated from ${EXE}\n")
+foreach(kind gpu cpu)
+  foreach(case IN LISTS ${kind}_cases)
+    set(name "${PREFIX}: ${case}")
+    # As a Catch2 test spec, the name needs its commas and backslashes escaped.
+    string(REPLACE "\\" "\\\\" spec "${case}")
+    string(REPLACE "," "\\," spec "${spec}")
+    set(props "LABELS \"${labels};${kind}\" SKIP_RETURN_CODE 4 TIMEOUT ${TIMEOUT}")
+    if(kind STREQUAL "gpu")
+      # GPU tests never share the device with each other (timings, memory, sanitizers).
+      string(APPEND props " RESOURCE_LOCK gpu")
+    endif()
+    string(APPEND content
+      "add_test([==[${name}]==] \"${EXE}\" [==[${spec}]==] --reporter console)\n"
+      "set_tests_properties([==[${name}]==] PROPERTIES ${props})\n")
+  endforeach()
+endforeach()
+file(WRITE "${OUT}" "${content}")

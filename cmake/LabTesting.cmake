@@ -1,0 +1,73 @@
+# How a lab is built and graded.
+#
+# histo_add_lab(LAB lab01 SOURCE lab01_naive.cu [SHARED files...])
+#   Builds the lab twice when solutions are on: the student source in this folder and its twin
+#   under solutions/<folder>/. Each side gets a library (labNN_student / labNN_solution) and a
+#   grader executable built from grader.cpp; every Catch2 test case becomes one CTest test named
+#   "labNN.<side>: <test case>" with labels labNN, <side> and cpu or gpu (from its [cpu] or
+#   [gpu] tag). With solutions on, "labNN.integrity" proves the skeleton fails its grader and
+#   the solution passes.
+
+set(HISTO_DISCOVER_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/CatchDiscover.cmake)
+set(HISTO_INTEGRITY_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/CheckSkeleton.cmake)
+# A hung kernel must fail its test rather than hang the suite.
+set(HISTO_TEST_TIMEOUT 300 CACHE STRING "Seconds before a grader test is killed")
+
+# Registers every test case of a Catch2 executable with CTest, once it is built.
+function(histo_add_catch_tests target prefix labels)
+  set(ctest_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake)
+  string(REPLACE ";" "," label_arg "${labels}")
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${CMAKE_COMMAND}
+      -D EXE=$<TARGET_FILE:${target}>
+      -D OUT=${ctest_file}
+      -D PREFIX=${prefix}
+      -D LABELS=${label_arg}
+      -D TIMEOUT=${HISTO_TEST_TIMEOUT}
+      -P ${HISTO_DISCOVER_SCRIPT}
+    BYPRODUCTS ${ctest_file}
+    VERBATIM)
+  # Until the target is built, its tests show up as one failing "<target>_NOT_BUILT" test.
+  set(include_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_include.cmake)
+  file(WRITE ${include_file}
+    "if(EXISTS \"${ctest_file}\")\n"
+    "  include(\"${ctest_file}\")\n"
+    "else()\n"
+    "  add_test(${target}_NOT_BUILT ${target}_NOT_BUILT)\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${include_file})
+endfunction()
+
+function(histo_add_lab)
+  cmake_parse_arguments(ARG "" "LAB;SOURCE" "SHARED" ${ARGN})
+  get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  set(sides student)
+  set(student_src ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_SOURCE})
+  if(HISTO_BUILD_SOLUTIONS)
+    list(APPEND sides solution)
+    set(solution_src ${PROJECT_SOURCE_DIR}/solutions/${folder}/${ARG_SOURCE})
+  endif()
+  foreach(side IN LISTS sides)
+    set(lib ${ARG_LAB}_${side})
+    add_library(${lib} STATIC ${${side}_src} ${ARG_SHARED})
+    target_include_directories(${lib} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+    target_link_libraries(${lib} PUBLIC histo_common)
+    set(grader ${ARG_LAB}_${side}_grader)
+    add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp)
+    target_link_libraries(${grader} PRIVATE ${lib} histo_grading)
+    target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
+    histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}")
+  endforeach()
+  if(HISTO_BUILD_SOLUTIONS)
+    add_test(NAME ${ARG_LAB}.integrity
+      COMMAND ${CMAKE_COMMAND}
+        -D LAB=${ARG_LAB}
+        -D STUDENT=$<TARGET_FILE:${ARG_LAB}_student_grader>
+        -D SOLUTION=$<TARGET_FILE:${ARG_LAB}_solution_grader>
+        -D STUDENT_SOURCE=${student_src}
+        -D SOLUTION_SOURCE=${solution_src}
+        -P ${HISTO_INTEGRITY_SCRIPT})
+    set_tests_properties(${ARG_LAB}.integrity PROPERTIES
+      LABELS "${ARG_LAB};integrity" RESOURCE_LOCK gpu TIMEOUT 1800)
+  endif()
+endfunction()

@@ -1,0 +1,37 @@
+// Catch2 glue for the graders: skip GPU tests cleanly where there is no GPU, pick seeds, and
+// run the standard checks with their reports as failure messages.
+#pragma once
+
+#include "histo/grading.hpp"
+
+#include <cstdint>
+
+namespace histo {
+
+// SKIPs the current test with the reason when no GPU is usable (no device, no driver, driver
+// too old). FAILs when a GPU is there but this build has no code for it: that needs a fix.
+void require_gpu();
+
+// SKIPs unless the device has `bytes` free (with headroom), saying how much it has.
+void require_device_memory(size_t bytes);
+
+// The run's seed (Catch2's --rng-seed), for datasets: failures print it for re-runs.
+uint64_t test_seed();
+
+// grade_byte_sweep() as a Catch2 check: fails with the report, passes otherwise.
+void check_byte_sweep(const Variant& variant);
+
+// Runs the launcher on n = 2^31 + 4099 bytes built on the device by three memsets (so the
+// expected bins are known without a CPU pass): catches 32-bit index arithmetic. SKIPs when the
+// GPU lacks the memory.
+void check_large_input(const Variant& variant);
+
+// The launcher rejects bad arguments with a clear exception (null output, null input with
+// n > 0, a host pointer, n past the 32-bit counters' range) and writes nothing; n == 0 gives
+// all-zero bins.
+void check_bad_arguments(const Variant& variant);
+
+// Finds a registered variant by name or FAILs.
+const Variant& find_variant(const std::vector<Variant>& variants, const char* name);
+
+}  // namespace histo

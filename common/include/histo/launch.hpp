@@ -1,0 +1,64 @@
+// The contract every lab's launcher keeps, and the registry that lists them.
+//
+// A byte-histogram launcher:
+//   LaunchShape launch(const uint8_t* d_in, size_t n, uint32_t* d_bins, cudaStream_t stream);
+// reads n bytes from device memory at any alignment, OVERWRITES the 256 bins at d_bins (it
+// never accumulates into them), and returns the grid it launched so graders can print it.
+// It validates its arguments and checks its launches: bad input throws std::invalid_argument
+// or std::length_error, a CUDA failure throws CudaError. It never returns wrong bins silently.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace histo {
+
+__host__ __device__ constexpr size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+struct LaunchShape {
+  unsigned grid = 0;        // blocks; 0 when nothing was launched (n == 0)
+  unsigned block = 0;       // threads per block
+  size_t shared_bytes = 0;  // dynamic + static shared memory per block
+  std::string describe() const;  // "grid 264 x block 256, 1024 B shared" or "no launch"
+};
+
+using ByteHistogramFn = LaunchShape (*)(const uint8_t* d_in, size_t n, uint32_t* d_bins,
+                                        cudaStream_t stream);
+
+enum class Expect {
+  correct,       // must match the reference exactly
+  loses_counts,  // a demonstration of a race: the grader and report show what it loses
+};
+
+// One registered kernel: the single list of these drives the graders' sweeps, the benchmark,
+// the report and the plot labels.
+struct Variant {
+  const char* lab;        // "lab01"
+  const char* name;       // "segmented": unique within the lab
+  const char* technique;  // one line for the report
+  ByteHistogramFn launch;
+  Expect expect = Expect::correct;
+  std::string id() const { return std::string(lab) + "/" + name; }
+};
+
+// Every launcher starts with this: checks the arguments (d_bins non-null; d_in non-null when
+// n > 0; both device-accessible; n small enough for num_bins 32-bit counters that can never
+// wrap), then zeroes the num_bins counters on `stream`. `who` names the launcher in errors.
+void prepare_output(const void* d_in, size_t n, void* d_bins, size_t num_bins,
+                    size_t bytes_per_bin, cudaStream_t stream, const char* who);
+
+// The largest n a launcher with 32-bit counters accepts: at most 2^32 - 1 elements, so no bin
+// can wrap. Larger inputs need 64-bit counters (lab03).
+inline constexpr uint64_t kMaxElements32 = 0xFFFFFFFFull;
+
+// Multiprocessors of the current device (cached per device): grids are sized from it.
+int device_sm_count();
+
+// Rejects a launch shape that the device cannot run, before launching (std::invalid_argument).
+void check_launch_shape(const LaunchShape& shape, const char* who);
+
+}  // namespace histo

@@ -1,0 +1,102 @@
+#include "histo/catch_support.hpp"
+#include "histo/gpu.hpp"
+#include "histo/reference.hpp"
+
+#include <catch2/catch_get_random_seed.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <stdexcept>
+
+namespace histo {
+
+void require_gpu() {
+  const GpuStatus& s = gpu_status();
+  if (!s.available) SKIP("no usable GPU: " << s.reason);
+  if (!s.runnable) FAIL(s.reason);
+}
+
+void require_device_memory(size_t bytes) {
+  require_gpu();
+  size_t free_bytes = 0, total_bytes = 0;
+  device_memory(&free_bytes, &total_bytes);
+  const size_t headroom = size_t(256) << 20;
+  if (free_bytes < bytes + headroom)
+    SKIP("needs " << (bytes >> 20) << " MiB of device memory plus headroom; "
+                  << gpu_status().name << " has " << (free_bytes >> 20) << " MiB free");
+}
+
+uint64_t test_seed() { return Catch::getSeed(); }
+
+void check_byte_sweep(const Variant& variant) {
+  require_gpu();
+  const std::string report = grade_byte_sweep(variant, test_seed());
+  if (!report.empty()) FAIL(report);
+  SUCCEED(variant.id() << " matches the reference on every dataset, size and alignment");
+}
+
+void check_large_input(const Variant& variant) {
+  const size_t n = (size_t(1) << 31) + 4099, offset = 5;
+  require_device_memory(n + DeviceInput::kSlack + offset);
+  DeviceBuffer<uint8_t> buffer(offset + n + DeviceInput::kSlack);
+  CUDA_CHECK(cudaMemset(buffer.get(), DeviceInput::kSlackByte, buffer.bytes()));
+  uint8_t* d_in = buffer.get() + offset;
+  // Three runs of three values with boundaries that are not multiples of anything useful.
+  const size_t a = (size_t(1) << 30) + 7, b = (size_t(1) << 31) - 3;
+  CUDA_CHECK(cudaMemset(d_in, 17, a));
+  CUDA_CHECK(cudaMemset(d_in + a, 200, b - a));
+  CUDA_CHECK(cudaMemset(d_in + b, 3, n - b));
+  std::vector<uint64_t> expected(kNumBins, 0);
+  expected[17] = a;
+  expected[200] = b - a;
+  expected[3] = n - b;
+
+  GuardedBins<uint32_t> bins(kNumBins);
+  CaseInfo info{variant.lab, variant.name, "three memset runs (17, 200, 3)", 0, n, offset, ""};
+  info.shape = variant.launch(d_in, n, bins.get(), 0).describe();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::string report = compare_bins(expected, bins.fetch(), n, info, bins.guard_problem());
+  if (!report.empty())
+    FAIL(report << "\n  (n is past 2^31: look for int or unsigned index arithmetic that wraps)");
+  SUCCEED(variant.id() << " counts " << n << " bytes correctly");
+}
+
+void check_bad_arguments(const Variant& variant) {
+  require_gpu();
+  DeviceBuffer<uint8_t> input(64);
+  CUDA_CHECK(cudaMemset(input.get(), 1, 64));
+  GuardedBins<uint32_t> bins(kNumBins);
+  std::vector<uint8_t> host(64, 1);
+  uint32_t host_bins[kNumBins];
+
+  CHECK_THROWS_AS(variant.launch(input.get(), 64, nullptr, 0), std::invalid_argument);
+  CHECK_THROWS_AS(variant.launch(nullptr, 64, bins.get(), 0), std::invalid_argument);
+  CHECK_THROWS_AS(variant.launch(host.data(), 64, bins.get(), 0), std::invalid_argument);
+  CHECK_THROWS_AS(variant.launch(input.get(), 64, host_bins, 0), std::invalid_argument);
+  // Refused before any memory is touched, so the small buffer is safe to pass.
+  CHECK_THROWS_AS(variant.launch(input.get(), kMaxElements32 + 1, bins.get(), 0),
+                  std::length_error);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<uint64_t> untouched = bins.fetch();
+  for (size_t b = 0; b < untouched.size(); ++b) {
+    INFO("bin " << b << " changed by a call that should have been rejected");
+    REQUIRE(untouched[b] == 0xA5A5A5A5u);
+  }
+
+  // n == 0: nothing to count, but the output is still overwritten with zeros.
+  CHECK(variant.launch(nullptr, 0, bins.get(), 0).grid == 0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::string report = compare_bins(std::vector<uint64_t>(kNumBins, 0), bins.fetch(), 0,
+                                          CaseInfo{variant.lab, variant.name, "empty", 0, 0, 0,
+                                                   "no launch"},
+                                          bins.guard_problem());
+  if (!report.empty()) FAIL(report);
+}
+
+const Variant& find_variant(const std::vector<Variant>& variants, const char* name) {
+  for (const Variant& v : variants)
+    if (std::string(v.name) == name) return v;
+  FAIL("no variant named " << name << " is registered");
+  throw std::logic_error("unreachable");  // FAIL throws
+}
+
+}  // namespace histo

@@ -1,0 +1,137 @@
+// Tests of common/ itself, CPU side: the references agree, the generators are deterministic and
+// shaped as documented, and the comparison says what it should.
+#include "histo/catch_support.hpp"
+#include "histo/reference.hpp"
+#include "histo/timing.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+using namespace histo;
+
+TEST_CASE("the parallel reference equals the sequential oracle on every dataset", "[cpu]") {
+  const uint64_t seed = test_seed();
+  for (Dataset ds : all_datasets()) {
+    for (size_t n : {size_t(0), size_t(1), size_t(4099), size_t(3) << 20}) {
+      INFO(dataset_name(ds) << ", n = " << n << ", seed " << seed);
+      const auto data = make_dataset(ds, n, seed);
+      const auto expected = reference_histogram(data.data(), n);
+      REQUIRE(std::accumulate(expected.begin(), expected.end(), uint64_t(0)) == n);
+      for (unsigned threads : {1u, 2u, 3u, 0u})
+        REQUIRE(reference_histogram_parallel(data.data(), n, threads) == expected);
+      REQUIRE(widen(expected) == reference_histogram64(data.data(), n));
+    }
+  }
+}
+
+TEST_CASE("generators are deterministic per seed and prefix-stable", "[cpu]") {
+  for (Dataset ds : all_datasets()) {
+    INFO(dataset_name(ds));
+    const auto a = make_dataset(ds, 300000, 42);
+    REQUIRE(a == make_dataset(ds, 300000, 42));
+    // A shorter input is a prefix of a longer one with the same seed.
+    const auto prefix = make_dataset(ds, 100001, 42);
+    REQUIRE(std::equal(prefix.begin(), prefix.end(), a.begin()));
+    if (ds != Dataset::degenerate && ds != Dataset::alternating)
+      REQUIRE(a != make_dataset(ds, 300000, 43));
+  }
+  REQUIRE(dataset_from_name("text") == Dataset::text);
+  REQUIRE_THROWS_AS(dataset_from_name("nonsense"), std::invalid_argument);
+}
+
+TEST_CASE("datasets have the shapes their names promise", "[cpu]") {
+  const size_t n = 1 << 20;
+  const uint64_t seed = test_seed();
+  auto hist = [&](Dataset ds) {
+    const auto d = make_dataset(ds, n, seed);
+    return reference_histogram(d.data(), n);
+  };
+  auto distinct = [](const std::vector<uint32_t>& h) {
+    return std::count_if(h.begin(), h.end(), [](uint32_t c) { return c > 0; });
+  };
+  INFO("seed " << seed);
+  const auto uniform = hist(Dataset::uniform);
+  CHECK(*std::min_element(uniform.begin(), uniform.end()) > n / 256 * 9 / 10);
+  CHECK(*std::max_element(uniform.begin(), uniform.end()) < n / 256 * 11 / 10);
+  CHECK(distinct(hist(Dataset::degenerate)) == 1);
+  CHECK(distinct(hist(Dataset::alternating)) == 2);
+  auto skewed = hist(Dataset::skewed);
+  std::sort(skewed.rbegin(), skewed.rend());
+  CHECK(std::accumulate(skewed.begin(), skewed.begin() + 8, uint64_t(0)) > n / 2);
+  const auto text = hist(Dataset::text);
+  CHECK(text[' '] > n / 10);
+  CHECK(text['e'] > text['z']);
+  for (int b = 0; b < 256; ++b)
+    if (text[b]) CHECK((std::isalpha(b) || b == ' ' || b == ',' || b == '.' || b == '\n'));
+  CHECK(distinct(hist(Dataset::image)) > 100);
+  const auto runs = make_dataset(Dataset::runs, n, seed);
+  size_t changes = 0;
+  for (size_t i = 1; i < n; ++i) changes += runs[i] != runs[i - 1];
+  CHECK(n / (changes + 1) > 100);  // mean run length about 256
+  std::vector<uint8_t> few(n);
+  generate_distinct(4, seed, few.data(), n);
+  CHECK(std::set<uint8_t>(few.begin(), few.end()).size() == 4);
+}
+
+TEST_CASE("the letter and wide references count what they document", "[cpu]") {
+  const std::string s = "abcd efgh yz AZ{`~";
+  const auto letters = reference_letter_histogram(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  CHECK(letters == std::vector<uint32_t>{4, 4, 0, 0, 0, 0, 2});
+  const std::vector<uint16_t> wide = {0, 5, 5, 999, 1000, 65535};
+  const auto w = reference_wide_histogram(wide.data(), wide.size(), 1000);
+  CHECK(w.size() == 1000);
+  CHECK(w[0] == 1);
+  CHECK(w[5] == 2);
+  CHECK(w[999] == 1);
+  CHECK(std::accumulate(w.begin(), w.end(), uint64_t(0)) == 4);  // 1000 and 65535 ignored
+  const auto wd = make_wide_dataset(true, 3000, 100000, 7);
+  CHECK(*std::max_element(wd.begin(), wd.end()) < 3000);
+}
+
+TEST_CASE("compare_bins accepts equal bins and explains wrong ones", "[cpu]") {
+  const CaseInfo info{"labXX", "demo", "uniform", 7, 1024, 3, "grid 4 x block 256"};
+  std::vector<uint64_t> expected(256, 4);
+  CHECK(compare_bins(expected, expected, 1024, info).empty());
+
+  auto actual = expected;
+  actual[5] = 3;
+  std::string report = compare_bins(expected, actual, 1024, info);
+  CHECK(report.find("bin 5: expected 4, got 3") != std::string::npos);
+  CHECK(report.find("seed 7") != std::string::npos);
+  CHECK(report.find("grid 4 x block 256") != std::string::npos);
+  CHECK(report.find("(-1)") != std::string::npos);
+  CHECK(report.find("likely cause") != std::string::npos);
+
+  CHECK(compare_bins(expected, std::vector<uint64_t>(256, 0), 1024, info).find("kernel launched") !=
+        std::string::npos);
+  CHECK(compare_bins(expected, std::vector<uint64_t>(256, 0xA5A5A5A5u), 1024, info).find("poison") !=
+        std::string::npos);
+  CHECK(compare_bins(expected, std::vector<uint64_t>(256, 1), 1024, info).find("n/4") !=
+        std::string::npos);
+  CHECK(compare_bins(expected, std::vector<uint64_t>(256, 8), 1024, info).find("doubled") !=
+        std::string::npos);
+  auto moved = expected;
+  moved[0] += 1;
+  moved[1] -= 1;
+  CHECK(compare_bins(expected, moved, 1024, info).find("wrong bins") != std::string::npos);
+  CHECK(compare_bins(expected, expected, 1024, info, "2 words after").find("out of bounds") !=
+        std::string::npos);
+  CHECK(compare_bins(expected, expected, 1025, info).find("sum of bins") != std::string::npos);
+}
+
+TEST_CASE("small helpers: ceil_div, launch shape text, median", "[cpu]") {
+  CHECK(ceil_div(0, 4) == 0);
+  CHECK(ceil_div(1, 4) == 1);
+  CHECK(ceil_div(8, 4) == 2);
+  CHECK(ceil_div(9, 4) == 3);
+  CHECK(LaunchShape{}.describe() == "no launch");
+  CHECK(LaunchShape{4, 256, 1024}.describe() == "grid 4 x block 256, 1024 B shared");
+  CHECK(median({3, 1, 2}) == 2);
+  CHECK(median({4, 1, 2, 3}) == 2.5);
+  CHECK(!grading_sizes().empty());
+  CHECK(grading_sizes().front() == 0);
+}

@@ -1,0 +1,103 @@
+// lab01 grader. CPU tests check your partition arithmetic (they run without a GPU); GPU tests
+// compare your kernel with the CPU reference on every dataset, awkward sizes and alignments.
+#include "lab01.h"
+
+#include "histo/catch_support.hpp"
+#include "histo/reference.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <string>
+
+using namespace lab01;
+
+namespace {
+
+// n values that hit the edge cases of a rounded-up partition.
+const size_t kSizes[] = {0, 1, 2, 3, 255, 256, 257, 1000, 65536, 65537, 1000003, 4294967295ull};
+const size_t kThreadCounts[] = {1, 2, 3, 7, 256, 1000, 65536};
+
+}  // namespace
+
+TEST_CASE("segment_bounds covers 0..n with contiguous non-overlapping segments", "[cpu]") {
+  for (size_t n : kSizes) {
+    for (size_t threads : kThreadCounts) {
+      INFO("n = " << n << ", num_threads = " << threads);
+      const size_t longest = histo::ceil_div(n, threads);
+      size_t expected_begin = 0;
+      for (size_t t = 0; t < threads; ++t) {
+        const Segment seg = segment_bounds(t, threads, n);
+        INFO("thread " << t << " got [" << seg.begin << ", " << seg.end << ")");
+        REQUIRE(seg.begin <= seg.end);
+        REQUIRE(seg.end <= n);
+        // Empty segments may sit anywhere after the data runs out; others must follow on.
+        if (seg.begin != seg.end) REQUIRE(seg.begin == expected_begin);
+        REQUIRE(seg.end - seg.begin <= longest);
+        expected_begin = std::max(expected_begin, seg.end);
+      }
+      REQUIRE(expected_begin == n);  // nothing left uncounted at the end
+    }
+  }
+}
+
+TEST_CASE("segmented_grid_size launches just enough threads", "[cpu]") {
+  CHECK(segmented_grid_size(0) == 0);
+  for (size_t n : kSizes) {
+    if (n == 0) continue;
+    INFO("n = " << n);
+    const size_t grid = segmented_grid_size(n);
+    REQUIRE(grid >= 1);
+    // Enough threads for at most kElementsPerThread each, and not a whole block more.
+    CHECK(grid * kBlockSize * kElementsPerThread >= n);
+    CHECK((grid - 1) * kBlockSize * kElementsPerThread < n);
+  }
+}
+
+TEST_CASE("the segmented partition counts every element once, emulated on the CPU", "[cpu]") {
+  // Replays the kernel's partition sequentially: if the segments are right, this histogram
+  // equals the reference whatever the grid.
+  const size_t n = 1000003;
+  const uint64_t seed = histo::test_seed();
+  const auto data = histo::make_dataset(histo::Dataset::text, n, seed);
+  const size_t threads = size_t(segmented_grid_size(n)) * kBlockSize;
+  std::vector<uint64_t> bins(histo::kNumBins, 0);
+  for (size_t t = 0; t < threads; ++t) {
+    const Segment seg = segment_bounds(t, threads, n);
+    for (size_t i = seg.begin; i < seg.end && i < n; ++i) ++bins[data[i]];
+  }
+  const histo::CaseInfo info{"lab01", "segmented (CPU emulation)", "text", seed, n, 0,
+                             std::to_string(threads) + " emulated threads"};
+  const std::string report =
+      histo::compare_bins(histo::widen(histo::reference_histogram(data.data(), n)), bins, n, info);
+  if (!report.empty()) FAIL(report);
+}
+
+TEST_CASE("histogram_segmented matches the CPU reference on every dataset", "[gpu]") {
+  histo::check_byte_sweep(histo::find_variant(variants(), "segmented"));
+}
+
+TEST_CASE("histogram_segmented counts inputs past 2^31 bytes", "[gpu][large]") {
+  histo::check_large_input(histo::find_variant(variants(), "segmented"));
+}
+
+TEST_CASE("histogram_segmented rejects bad arguments and zeroes the output for n == 0", "[gpu]") {
+  histo::check_bad_arguments(histo::find_variant(variants(), "segmented"));
+}
+
+TEST_CASE("the racy kernel loses counts: plain ++ is not atomic", "[gpu]") {
+  // Not your code: a demonstration. 16 Mi bytes of one value means 65536 threads incrementing
+  // the same counter; without atomics most increments overwrite each other.
+  histo::require_gpu();
+  const size_t n = std::min<size_t>(size_t(16) << 20, histo::grading_size_limit());
+  const auto data = histo::make_dataset(histo::Dataset::degenerate, n, histo::test_seed());
+  histo::DeviceInput input(data.data(), n, 0);
+  histo::GuardedBins<uint32_t> bins(histo::kNumBins);
+  histogram_racy(input.get(), n, bins.get(), 0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  uint64_t counted = 0;
+  for (uint64_t b : bins.fetch()) counted += b;
+  WARN("racy kernel: counted " << counted << " of " << n << " bytes; lost " << (n - counted)
+                               << " (" << 100.0 * double(n - counted) / double(n) << "%)");
+  CHECK(counted < n);
+}

@@ -1,0 +1,16 @@
+// lab01's entries in the registry that drives the graders, the benchmark and the report.
+#include "lab01.h"
+
+namespace lab01 {
+
+const std::vector<histo::Variant>& variants() {
+  static const std::vector<histo::Variant> list = {
+      {"lab01", "segmented", "segmented partition, global atomicAdd per element",
+       histogram_segmented},
+      {"lab01", "racy", "segmented partition, plain ++ (races: loses counts)", histogram_racy,
+       histo::Expect::loses_counts},
+  };
+  return list;
+}
+
+}  // namespace lab01
