@@ -1,12 +1,12 @@
 # How a lab is built and graded.
 #
-# histo_add_lab(LAB lab01 SOURCE lab01_naive.cu [SHARED files...])
+# histo_add_lab(LAB lab01 SOURCE lab01_naive.cu [SHARED files...] [PROBES])
 #   Builds the lab twice when solutions are on: the student source in this folder and its twin
 #   under solutions/<folder>/. Each side gets a library (labNN_student / labNN_solution) and a
 #   grader executable built from grader.cpp; every Catch2 test case becomes one CTest test named
 #   "labNN.<side>: <test case>" with labels labNN, <side> and cpu or gpu (from its [cpu] or
 #   [gpu] tag). With solutions on, "labNN.integrity" proves the skeleton fails its grader and
-#   the solution passes.
+#   the solution passes. PROBES: the lab also exports read-only probes (labNN::probes()).
 
 set(HISTO_DISCOVER_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/CatchDiscover.cmake)
 set(HISTO_INTEGRITY_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/CheckSkeleton.cmake)
@@ -39,7 +39,13 @@ function(histo_add_catch_tests target prefix labels)
 endfunction()
 
 function(histo_add_lab)
-  cmake_parse_arguments(ARG "" "LAB;SOURCE" "SHARED" ${ARGN})
+  cmake_parse_arguments(ARG "PROBES" "LAB;SOURCE" "SHARED" ${ARGN})
+  # The benchmark's registry is generated from this list (bench/CMakeLists.txt): a lab that
+  # exists is benchmarked, with nothing listed by hand.
+  set_property(GLOBAL APPEND PROPERTY HISTO_LABS ${ARG_LAB})
+  if(ARG_PROBES)
+    set_property(GLOBAL APPEND PROPERTY HISTO_PROBE_LABS ${ARG_LAB})
+  endif()
   get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set(sides student)
   set(student_src ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_SOURCE})

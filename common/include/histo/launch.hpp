@@ -45,6 +45,17 @@ struct Variant {
   std::string id() const { return std::string(lab) + "/" + name; }
 };
 
+// A read-only access-pattern probe (lab02): reads the input the way a kernel would and counts
+// nothing, to show what the access pattern alone costs. d_sink points to one device word.
+using ReadProbeFn = void (*)(const uint8_t* d_in, size_t n, uint32_t* d_sink, cudaStream_t stream);
+struct ReadProbe {
+  const char* lab;
+  const char* name;
+  const char* technique;
+  ReadProbeFn run;
+  std::string id() const { return std::string(lab) + "/" + name; }
+};
+
 // Every launcher starts with this: checks the arguments (d_bins non-null; d_in non-null when
 // n > 0; both device-accessible; n small enough for num_bins 32-bit counters that can never
 // wrap), then zeroes the num_bins counters on `stream`. `who` names the launcher in errors.
