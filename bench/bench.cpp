@@ -379,9 +379,10 @@ int run(int argc, char** argv) {
   if (have_gpu && n < 4 * gpu.l2_bytes)
     std::printf("Note: %zu MiB inputs are under 4x the L2 cache (%zu MiB): numbers flatter the kernels.\n", n >> 20,
                 gpu.l2_bytes >> 20);
-  std::printf("Input: %zu bytes (%.1f MiB), seed %llu. Timing: median of 3-%d CUDA-event-timed runs after a "
-              "warm-up (at most %.0f ms measured); output poisoned before each run, zeroed by the launcher "
-              "inside the timed region; GB/s = input bytes / median time. Wrong kernels are not timed.\n",
+  std::printf("Input: %zu bytes (%.1f MiB), seed %llu. Timing: median of 3-%d runs (GPU: CUDA events after a "
+              "warm-up; CPU: wall clock), at most %.0f ms measured per row; GPU output poisoned before each "
+              "run and zeroed by the launcher inside the timed region; GB/s = input bytes / median time. "
+              "Wrong kernels are not timed.\n",
               n, n / 1048576.0, (unsigned long long)o.seed, o.max_reps, o.budget_ms);
   std::printf("Columns: %% probe = GB/s over the read-only probe's on the same data; x lab01 = speedup over "
               "lab01/segmented; x CUB = speedup over CUB (above 1: faster than CUB).\n");

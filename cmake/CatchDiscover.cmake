@@ -1,6 +1,7 @@
 # Run as a post-build step (cmake -P): lists a grader's test cases by tag and writes a CTest
 # file with one test per case. Catch2 exits with 4 when every test it ran was skipped, which
-# CTest then reports as skipped (not passed), whatever Catch2 version is installed.
+# CTest then reports as skipped (not passed), whatever Catch2 version is installed. A test case
+# that runs without a single assertion fails (--warn NoAssertions): every test must check something.
 foreach(var EXE OUT PREFIX LABELS TIMEOUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "CatchDiscover.cmake needs -D ${var}=...")
@@ -51,7 +52,7 @@ foreach(kind gpu cpu)
       string(APPEND props " RESOURCE_LOCK gpu")
     endif()
     string(APPEND content
-      "add_test([==[${name}]==] \"${EXE}\" [==[${spec}]==] --reporter console)\n"
+      "add_test([==[${name}]==] \"${EXE}\" [==[${spec}]==] --warn NoAssertions --reporter console)\n"
       "set_tests_properties([==[${name}]==] PROPERTIES ${props})\n")
   endforeach()
 endforeach()

@@ -59,7 +59,7 @@ if(NOT student_kept STREQUAL solution_kept)
     "regions (${n_student} vs ${n_solution} kept lines); ${where}")
 endif()
 
-execute_process(COMMAND "${SOLUTION}" --reporter compact
+execute_process(COMMAND "${SOLUTION}" --warn NoAssertions --reporter compact
   OUTPUT_VARIABLE sol_out ERROR_VARIABLE sol_out RESULT_VARIABLE sol_rc)
 if(NOT sol_rc EQUAL 0)
   message(FATAL_ERROR "${LAB}: the SOLUTION fails its grader (exit ${sol_rc}):\n${sol_out}")

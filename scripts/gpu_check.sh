@@ -2,7 +2,8 @@
 # The whole GPU check in one command, for a machine with an NVIDIA GPU:
 #   1. configure and build the `gpu` preset (solutions + skeletons, native architecture);
 #   2. run every grader: solutions, common and the skeleton integrity check must pass; the
-#      skeletons' own graders are run too and must fail (they ship unsolved);
+#      skeletons' own graders are run too and must fail (they ship unsolved); the solution
+#      graders once more with the GPU hidden, where GPU tests must report as skipped;
 #   3. compute-sanitizer memcheck and racecheck over every solution grader (small inputs:
 #      HISTO_GRADER_MAX_N, and without the [large] tests);
 #   4. the benchmark on every dataset and the contention sweep (CSV + plot);
@@ -65,6 +66,14 @@ for lab in lab01 lab02 lab03 lab04 lab05 lab06; do
   echo "    $lab skeleton: $(grep -E "Test +#[0-9]+: $lab\.student" "$out/tests-student.log" | grep -c Passed) passed," \
        "$(grep -E "Test +#[0-9]+: $lab\.student" "$out/tests-student.log" | grep -cE '\*\*\*Failed') failed" >> "$summary"
 done
+
+# The same solution graders with the GPU hidden: GPU tests must say skipped, never passed.
+CUDA_VISIBLE_DEVICES= ctest --test-dir $bin -L solution --timeout 600 > "$out/tests-hidden-gpu.log" 2>&1
+hidden_rc=$?
+echo "- solutions with the GPU hidden (CUDA_VISIBLE_DEVICES=''; GPU tests must skip): $(count "$out/tests-hidden-gpu.log")" >> "$summary"
+if [ $hidden_rc -ne 0 ] || ! grep -q '\*\*\*Skipped' "$out/tests-hidden-gpu.log"; then
+  fail "GPU tests did not report as skipped with the GPU hidden (tests-hidden-gpu.log)"
+fi
 
 # 3. Sanitizers, several graders at a time (each on small inputs).
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then

@@ -18,6 +18,10 @@ void require_device_memory(size_t bytes);
 // The run's seed (Catch2's --rng-seed), for datasets: failures print it for re-runs.
 uint64_t test_seed();
 
+// Passes when `report` (from compare_bins or a grade_* helper) is empty; fails with it
+// otherwise. Every test ends in an assertion, so reports (JUnit too) list it.
+void check_report(const std::string& report);
+
 // grade_byte_sweep() as a Catch2 check: fails with the report, passes otherwise.
 void check_byte_sweep(const Variant& variant);
 
