@@ -162,7 +162,7 @@ std::vector<size_t> grading_sizes() {
   return sizes;
 }
 
-std::string grade_byte_sweep(const Variant& variant, uint64_t seed, size_t max_failures) {
+std::string grade_sweep(const GradeCaseFn& grade_case, uint64_t seed, size_t max_failures) {
   std::string reports;
   size_t failures = 0;
   auto record = [&](const std::string& report) {
@@ -180,15 +180,23 @@ std::string grade_byte_sweep(const Variant& variant, uint64_t seed, size_t max_f
     for (size_t i = 0; i < sizes.size() && failures < max_failures; ++i) {
       if (sizes[i] > data.size()) break;
       const size_t offset = mix64(seed + 31 * i + uint64_t(ds)) % 16;
-      record(grade_byte_case(variant, data.data(), sizes[i], offset, dataset_name(ds), ds_seed));
+      record(grade_case(data.data(), sizes[i], offset, dataset_name(ds), ds_seed));
     }
   }
   // Every alignment of the start pointer at one awkward size.
   const size_t n = std::min<size_t>(100003, grading_size_limit());
   const std::vector<uint8_t> text = make_dataset(Dataset::text, n, seed);
   for (size_t offset = 0; offset < 16 && failures < max_failures; ++offset)
-    record(grade_byte_case(variant, text.data(), n, offset, "text", seed));
+    record(grade_case(text.data(), n, offset, "text", seed));
   return reports;
+}
+
+std::string grade_byte_sweep(const Variant& variant, uint64_t seed, size_t max_failures) {
+  return grade_sweep(
+      [&](const uint8_t* h_in, size_t n, size_t offset, const std::string& dataset, uint64_t s) {
+        return grade_byte_case(variant, h_in, n, offset, dataset, s);
+      },
+      seed, max_failures);
 }
 
 }  // namespace histo

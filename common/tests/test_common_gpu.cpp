@@ -43,10 +43,13 @@ TEST_CASE("the bandwidth probe reads any alignment and size without faults", "[g
   DeviceBuffer<uint8_t> data(1 << 20);
   CUDA_CHECK(cudaMemset(data.get(), 7, data.bytes()));
   DeviceBuffer<uint32_t> sink(1);
+  CUDA_CHECK(cudaMemset(sink.get(), 0xA5, sizeof(uint32_t)));
   for (size_t offset : {0, 1, 15})
     for (size_t n : {size_t(0), size_t(1), size_t(17), size_t(1000), (size_t(1) << 20) - 16})
       bandwidth_probe(data.get() + offset, n, sink.get(), 0);
-  CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  // The sink is written only when the checksum hits the impossible value: never, here.
+  CHECK(sink.download()[0] == 0xA5A5A5A5u);
 }
 
 TEST_CASE("time_median times a kernel and reports sane numbers", "[gpu]") {

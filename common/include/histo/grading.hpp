@@ -7,6 +7,7 @@
 #include "histo/launch.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -77,8 +78,16 @@ class DeviceInput {
 std::string grade_byte_case(const Variant& variant, const uint8_t* h_in, size_t n, size_t offset,
                             const std::string& dataset, uint64_t seed);
 
+// One graded case: h_in[0, n) staged at `offset`; returns "" or a failure report.
+using GradeCaseFn = std::function<std::string(const uint8_t* h_in, size_t n, size_t offset,
+                                              const std::string& dataset, uint64_t seed)>;
+
 // Every dataset at awkward sizes (0, 1, around vector and block multiples, primes, tens of MB)
-// and offsets 0..15. Stops at the first `max_failures` failures and returns their reports.
+// and offsets 0..15, each case graded by `grade_case`. Stops after `max_failures` failures and
+// returns their reports ("" when all pass).
+std::string grade_sweep(const GradeCaseFn& grade_case, uint64_t seed, size_t max_failures = 3);
+
+// grade_sweep() with grade_byte_case() for a registered 256-bin launcher.
 std::string grade_byte_sweep(const Variant& variant, uint64_t seed, size_t max_failures = 3);
 
 // Sizes the sweep uses: those not above grading_size_limit().
