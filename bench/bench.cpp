@@ -67,6 +67,7 @@ struct Row {
   histo::Timing timing;
   bool timed = false;
   std::string result;  // "ok", "probe", "WRONG: ...", "loses N% of counts", "error: ..."
+  std::string launch;  // the launch shape the kernel reported
   double gbps() const { return timed && timing.median_ms > 0 ? n / (timing.median_ms * 1e6) : 0; }
 };
 
@@ -176,7 +177,7 @@ class Report {
     if (csv_path.empty()) return;
     csv_.open(csv_path);
     if (!csv_) throw std::runtime_error("cannot write CSV file '" + csv_path + "'");
-    csv_ << "gpu,kernel,technique,dataset,bytes,median_ms,min_ms,max_ms,reps,gbps,pct_probe,vs_lab01,vs_cub,result\n";
+    csv_ << "gpu,kernel,technique,dataset,bytes,median_ms,min_ms,max_ms,reps,gbps,pct_probe,vs_lab01,vs_cub,result,launch\n";
   }
   void set_gpu(const std::string& gpu) { gpu_ = gpu; }
 
@@ -205,7 +206,7 @@ class Report {
              << (r.timed ? fixed(r.timing.min_ms, 5) : "") << "," << (r.timed ? fixed(r.timing.max_ms, 5) : "")
              << "," << r.timing.reps << "," << (r.timed ? fixed(g, 2) : "") << ","
              << (pct == "-" ? "" : pct) << "," << (vs1 == "-" ? "" : vs1) << "," << (vsc == "-" ? "" : vsc)
-             << ",\"" << r.result << "\"\n";
+             << ",\"" << r.result << "\",\"" << r.launch << "\"\n";
     }
     std::fflush(stdout);
   }
@@ -241,6 +242,7 @@ class Bench {
       rows.push_back(kernel_row({"cub", "HistogramEven", "NVIDIA CUB DeviceHistogram::HistogramEven", nullptr},
                                 dataset, n, expected, [&](const uint8_t* d, size_t m, uint32_t* bins, cudaStream_t s) {
                                   cub_->run(d, m, bins, s);
+                                  return histo::LaunchShape{};
                                 }));
       for (const histo::ReadProbe& p : bench::all_probes())
         if (wanted(o_, p.lab))
@@ -249,7 +251,7 @@ class Bench {
       for (const histo::Variant& v : bench::all_variants())
         if (wanted(o_, v.lab))
           rows.push_back(kernel_row(v, dataset, n, expected, [&](const uint8_t* d, size_t m, uint32_t* bins, cudaStream_t s) {
-            v.launch(d, m, bins, s);
+            return v.launch(d, m, bins, s);
           }));
     }
     if (wanted(o_, "cpu")) {
@@ -262,7 +264,7 @@ class Bench {
   }
 
  private:
-  using Launch = std::function<void(const uint8_t*, size_t, uint32_t*, cudaStream_t)>;
+  using Launch = std::function<histo::LaunchShape(const uint8_t*, size_t, uint32_t*, cudaStream_t)>;
 
   histo::TimingOptions timing_options() const {
     return histo::TimingOptions{1, 3, o_.max_reps, o_.budget_ms};
@@ -285,7 +287,8 @@ class Bench {
     guarded(r, [&] {
       // Correct first: poisoned output, one run, exact comparison. Only a right kernel is timed.
       histo::GuardedBins<uint32_t> bins(histo::kNumBins);
-      launch(d_in_.get(), n, bins.get(), stream_);
+      const histo::LaunchShape shape = launch(d_in_.get(), n, bins.get(), stream_);
+      r.launch = shape.grid ? shape.describe() : "";  // CUB does not say
       CUDA_CHECK(cudaStreamSynchronize(stream_));
       const std::vector<uint64_t> actual = bins.fetch();
       const histo::CaseInfo info{v.lab, v.name, dataset, o_.seed, n, 0, ""};
@@ -303,10 +306,13 @@ class Bench {
                                                                        : report.substr(cause + 14, report.find('\n', cause) - cause - 14));
         return;
       }
+      // The checked run above was the warm-up.
+      histo::TimingOptions options = timing_options();
+      options.warmup = 0;
       r.timing = histo::time_median(
           [&](cudaStream_t s) { launch(d_in_.get(), n, bins.get(), s); },
           [&](cudaStream_t s) { CUDA_CHECK(cudaMemsetAsync(bins.get(), 0xA5, histo::kNumBins * 4, s)); }, stream_,
-          timing_options());
+          options);
       r.timed = true;
       r.result = "ok";
     });

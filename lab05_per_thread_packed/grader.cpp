@@ -1,0 +1,303 @@
+// lab05 grader. CPU tests check your packed-counter arithmetic, the merge's bank pattern and the
+// grid's overflow budget (they run without a GPU), then replay the whole kernel on the CPU with
+// your helpers. GPU tests compare your kernel with the CPU reference on every dataset, awkward
+// sizes and alignments, and on inputs built to overflow an 8-bit counter.
+#include "lab05.h"
+
+#include "histo/catch_support.hpp"
+#include "histo/reference.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace lab05;
+
+namespace {
+
+constexpr size_t kBudgetBlock = size_t(kBlockSize) * kMaxPerThread;  // elements per full block
+
+// The byte of a packed word that holds value's counter, worked out independently of your
+// helpers so the emulation can catch a counter that wraps.
+unsigned counter_of(uint32_t word, unsigned value) { return (word >> (8 * (value % 4))) & 0xFF; }
+
+// Every thread's whole share holds one value: thread t of `num_threads` (interleaved partition)
+// sees only value_of(t), so it drives one counter as high as its share goes.
+std::vector<uint8_t> one_value_per_thread(size_t n, size_t num_threads, uint64_t seed) {
+  std::vector<uint8_t> data(n);
+  if (num_threads == 0) num_threads = 1;
+  for (size_t i = 0; i < n; ++i) data[i] = uint8_t(histo::mix64(seed + i % num_threads) >> 56);
+  return data;
+}
+
+// Runs of exactly `run` equal bytes, the value changing from run to run.
+std::vector<uint8_t> runs_of(size_t n, size_t run, uint64_t seed) {
+  std::vector<uint8_t> data(n);
+  for (size_t i = 0; i < n; ++i) data[i] = uint8_t(histo::mix64(seed + i / run) >> 56);
+  return data;
+}
+
+// What the emulation found besides the bins.
+struct Emulation {
+  std::vector<uint64_t> bins = std::vector<uint64_t>(histo::kNumBins, 0);
+  size_t overflows = 0;     // increments that found their counter already at 255
+  size_t bad_indices = 0;   // helper results outside the 64 x 64 array
+};
+
+// Replays histogram_packed_kernel on the CPU: every block's packed array is counted with
+// packed_row / packed_increment and merged with merge_column / split_pairs / unpack, over the
+// grid packed_grid_size(n) chooses and the interleaved partition the kernel uses.
+Emulation emulate_packed(const uint8_t* data, size_t n) {
+  Emulation out;
+  const size_t grid = packed_grid_size(n);
+  if (n == 0 || grid == 0) return out;
+  const size_t num_threads = grid * kBlockSize;
+  std::vector<uint32_t> words(kSharedWords);
+  for (size_t block = 0; block < grid; ++block) {
+    std::fill(words.begin(), words.end(), 0u);
+    for (unsigned t = 0; t < kBlockSize; ++t) {
+      for (size_t i = block * kBlockSize + t; i < n; i += num_threads) {
+        const unsigned value = data[i];
+        const size_t index = size_t(packed_row(value)) * kBlockSize + t;
+        if (index >= kSharedWords) {
+          ++out.bad_indices;
+          continue;
+        }
+        out.overflows += counter_of(words[index], value) == 255;
+        words[index] += packed_increment(value);
+      }
+    }
+    for (unsigned row = 0; row < kRows; ++row) {
+      PairSums sums{0, 0};
+      for (unsigned step = 0; step < kBlockSize; ++step) {
+        const unsigned column = merge_column(step, row);
+        if (column >= kBlockSize) {
+          ++out.bad_indices;
+          continue;
+        }
+        const PairSums pair = split_pairs(words[row * kBlockSize + column]);
+        sums.even += pair.even;
+        sums.odd += pair.odd;
+      }
+      for (unsigned byte = 0; byte < kCountersPerWord; ++byte)
+        out.bins[row * kCountersPerWord + byte] += unpack(sums, byte);
+    }
+  }
+  return out;
+}
+
+// Emulates one input and fails with a report when the bins differ from the reference.
+void check_emulation(const std::vector<uint8_t>& data, const std::string& dataset, uint64_t seed) {
+  const size_t n = data.size();
+  if (n > 0 && packed_grid_size(n) == 0)
+    FAIL("packed_grid_size(" << n << ") returned 0: the emulation needs a grid (write it first)");
+  const Emulation result = emulate_packed(data.data(), n);
+  INFO("emulated " << dataset << ", n = " << n << ", grid " << packed_grid_size(n));
+  CHECK(result.bad_indices == 0);  // packed_row >= 64 or merge_column >= 64
+  CHECK(result.overflows == 0);    // a thread saw more than 255 copies of one value
+  const histo::CaseInfo info{"lab05", "packed (CPU emulation)", dataset, seed, n, 0,
+                             "grid " + std::to_string(packed_grid_size(n)) + " x block 64"};
+  const std::string report = histo::compare_bins(
+      histo::widen(histo::reference_histogram(data.data(), n)), result.bins, n, info);
+  if (!report.empty()) FAIL(report);
+}
+
+// Collects failure reports of several graded cases; stops grading after a few.
+struct Reports {
+  std::string text;
+  size_t failures = 0;
+  bool full() const { return failures >= 3; }
+  void record(const std::string& report) {
+    if (report.empty()) return;
+    text += (failures ? "\n\n" : "") + report;
+    ++failures;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("packed_row and packed_shift give every value its own 8-bit counter", "[cpu]") {
+  std::set<std::pair<unsigned, unsigned>> used;
+  for (unsigned value = 0; value < 256; ++value) {
+    INFO("value " << value << ": packed_row " << packed_row(value) << ", packed_shift "
+                  << packed_shift(value));
+    REQUIRE(packed_row(value) == value / 4);
+    REQUIRE(packed_shift(value) == 8 * (value % 4));
+    REQUIRE(packed_increment(value) == 1u << (8 * (value % 4)));
+    // The merge finds value v's count in byte v % 4 of row v / 4: bin row * 4 + byte.
+    REQUIRE(packed_row(value) * 4 + packed_shift(value) / 8 == value);
+    used.insert({packed_row(value), packed_shift(value)});
+  }
+  CHECK(used.size() == 256);  // no two values share a counter
+}
+
+TEST_CASE("split_pairs and unpack recover every counter and 64 full words still fit", "[cpu]") {
+  auto byte_of = [](uint32_t word, unsigned b) { return (word >> (8 * b)) & 0xFFu; };
+  std::vector<uint32_t> words = {0u,          1u,          0xFFu,       0xFF00u,
+                                 0xFF0000u,   0xFF000000u, 0xFFFFFFFFu, 0x80808080u,
+                                 0x7F7F7F7Fu, 0x01020304u, 0xFF00FF00u, 0x00FF00FFu};
+  for (uint64_t i = 0; i < 2000; ++i)
+    words.push_back(uint32_t(histo::mix64(histo::test_seed() + i)));
+  for (uint32_t word : words) {
+    INFO("word 0x" << std::hex << word);
+    const PairSums pair = split_pairs(word);
+    for (unsigned b = 0; b < 4; ++b) REQUIRE(unpack(pair, b) == byte_of(word, b));
+  }
+  // The merge adds 64 columns: with every counter at 255 each half reaches 64 x 255 = 16320
+  // and must not carry into its neighbour.
+  PairSums full{0, 0};
+  for (unsigned column = 0; column < kBlockSize; ++column) {
+    const PairSums pair = split_pairs(0xFFFFFFFFu);
+    full.even += pair.even;
+    full.odd += pair.odd;
+  }
+  for (unsigned b = 0; b < 4; ++b) {
+    INFO("byte " << b << " of 64 words of 0xFFFFFFFF");
+    CHECK(unpack(full, b) == kBlockSize * 255u);
+  }
+  // And sums of 64 random words come out byte by byte.
+  for (uint64_t trial = 0; trial < 200; ++trial) {
+    PairSums sums{0, 0};
+    uint32_t expected[4] = {0, 0, 0, 0};
+    for (unsigned column = 0; column < kBlockSize; ++column) {
+      const uint32_t word = uint32_t(histo::mix64(histo::test_seed() ^ (trial * 64 + column)));
+      const PairSums pair = split_pairs(word);
+      sums.even += pair.even;
+      sums.odd += pair.odd;
+      for (unsigned b = 0; b < 4; ++b) expected[b] += byte_of(word, b);
+    }
+    for (unsigned b = 0; b < 4; ++b) REQUIRE(unpack(sums, b) == expected[b]);
+  }
+}
+
+TEST_CASE("merge_column rotates the columns so a warp reads 32 different banks", "[cpu]") {
+  for (unsigned thread = 0; thread < kBlockSize; ++thread) {
+    std::set<unsigned> columns;
+    for (unsigned step = 0; step < kBlockSize; ++step) columns.insert(merge_column(step, thread));
+    INFO("thread " << thread << " must visit each of the 64 columns once");
+    REQUIRE(columns.size() == kBlockSize);
+    REQUIRE(*columns.rbegin() < kBlockSize);
+  }
+  for (unsigned step = 0; step < kBlockSize; ++step) {
+    for (unsigned warp = 0; warp < kBlockSize / 32; ++warp) {
+      std::set<unsigned> banks;
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        const unsigned row = warp * 32 + lane;  // thread t merges row t
+        banks.insert((row * kBlockSize + merge_column(step, row)) % 32);  // 4-byte banks
+      }
+      INFO("step " << step << ", warp " << warp << ": " << banks.size()
+                   << " distinct banks, so a " << (32 / banks.size()) << "-way conflict");
+      REQUIRE(banks.size() == 32);
+    }
+  }
+}
+
+TEST_CASE("interleaved_count matches the kernel's index scheme", "[cpu]") {
+  for (size_t n : {size_t(0), size_t(1), size_t(63), size_t(64), size_t(65), size_t(1000)}) {
+    for (size_t threads : {size_t(1), size_t(64), size_t(128), size_t(1000)}) {
+      size_t total = 0;
+      for (size_t t = 0; t < threads; ++t) {
+        size_t visited = 0;
+        for (size_t i = t; i < n; i += threads) ++visited;
+        INFO("n = " << n << ", " << threads << " threads, thread " << t);
+        REQUIRE(interleaved_count(t, threads, n) == visited);
+        total += visited;
+      }
+      REQUIRE(total == n);
+    }
+  }
+}
+
+TEST_CASE("packed_grid_size keeps every thread within 255 elements for any n below 2^32",
+          "[cpu]") {
+  CHECK(packed_grid_size(0) == 0);
+  std::vector<size_t> sizes = {1, 2, 63, 64, 65, 255, 256, 16319, 16320, 16321, 1000003,
+                               (size_t(1) << 31) + 4099, 4294967295ull};
+  // The budget boundaries: exactly full blocks, one element short, one element over.
+  for (size_t blocks : {size_t(1), size_t(2), size_t(3), size_t(7), size_t(64), size_t(1000),
+                        size_t(65536), size_t(131072), size_t(263171)})
+    for (size_t n : {blocks * kBudgetBlock - 1, blocks * kBudgetBlock, blocks * kBudgetBlock + 1})
+      sizes.push_back(n);
+  for (uint64_t i = 0; i < 2000; ++i)
+    sizes.push_back(1 + histo::mix64(histo::test_seed() + i) % 4294967295ull);
+  for (size_t n : sizes) {
+    const size_t grid = packed_grid_size(n);
+    const size_t threads = grid * kBlockSize;
+    INFO("n = " << n << ": packed_grid_size gives " << grid << " blocks");
+    REQUIRE(grid >= 1);
+    REQUIRE(grid <= 0x7FFFFFFFu);
+    // Thread 0 of the interleaved partition has the most elements; the last thread the fewest.
+    const size_t most = interleaved_count(0, threads, n);
+    INFO("the busiest thread sees " << most << " elements");
+    REQUIRE(most <= kMaxPerThread);
+    REQUIRE(interleaved_count(threads - 1, threads, n) <= most);
+    // And not a block more than needed: one block fewer would break the budget.
+    if (grid > 1) REQUIRE(interleaved_count(0, threads - kBlockSize, n) > kMaxPerThread);
+  }
+}
+
+TEST_CASE("the packed kernel emulated on the CPU matches the reference", "[cpu]") {
+  // If this fails while the helper tests pass, compare the emulation with your kernel: it uses
+  // the same partition, array layout and merge.
+  const uint64_t seed = histo::test_seed();
+  for (histo::Dataset ds : {histo::Dataset::text, histo::Dataset::uniform, histo::Dataset::image,
+                            histo::Dataset::runs}) {
+    const size_t n = std::min<size_t>(1000003, histo::grading_size_limit());
+    check_emulation(histo::make_dataset(ds, n, seed), histo::dataset_name(ds), seed);
+  }
+  // Every thread's share all one value, exactly 255 times: each counter ends at 255 and each
+  // merged row sums 64 x 255.
+  const size_t full = 3 * kBudgetBlock;
+  check_emulation(histo::make_dataset(histo::Dataset::degenerate, full, seed), "degenerate", seed);
+  const size_t threads = std::max<size_t>(1, packed_grid_size(full)) * kBlockSize;
+  check_emulation(one_value_per_thread(full, threads, seed), "one value per thread, 255 each",
+                  seed);
+  check_emulation(histo::make_dataset(histo::Dataset::degenerate, full + 1, seed),
+                  "degenerate, one past full blocks", seed);
+  check_emulation(histo::make_dataset(histo::Dataset::degenerate, 7, seed), "degenerate, tiny",
+                  seed);
+}
+
+TEST_CASE("histogram_packed matches the CPU reference on every dataset", "[gpu]") {
+  histo::check_byte_sweep(histo::find_variant(variants(), "packed"));
+}
+
+TEST_CASE("histogram_packed counts inputs past 2^31 bytes", "[gpu][large]") {
+  histo::check_large_input(histo::find_variant(variants(), "packed"));
+}
+
+TEST_CASE("histogram_packed rejects bad arguments and zeroes the output for n == 0", "[gpu]") {
+  histo::check_bad_arguments(histo::find_variant(variants(), "packed"));
+}
+
+TEST_CASE("histogram_packed survives inputs built to overflow an 8-bit counter", "[gpu]") {
+  // The hazard: a thread that counts 256 copies of one value wraps its counter to 0 and loses
+  // 256 counts. These inputs sit exactly at the budget (every thread 255 copies of its value),
+  // one element past it, and use runs of 255 and 256 equal bytes.
+  histo::require_gpu();
+  const histo::Variant& variant = histo::find_variant(variants(), "packed");
+  const uint64_t seed = histo::test_seed();
+  Reports reports;
+  for (size_t blocks : {size_t(1), size_t(2), size_t(5), size_t(64)}) {
+    for (size_t n : {blocks * kBudgetBlock - 1, blocks * kBudgetBlock, blocks * kBudgetBlock + 1}) {
+      if (n > histo::grading_size_limit() || reports.full()) continue;
+      const size_t threads = std::max<size_t>(1, packed_grid_size(n)) * kBlockSize;
+      const size_t offset = histo::mix64(seed + n) % 16;
+      const std::pair<std::string, std::vector<uint8_t>> cases[] = {
+          {"degenerate", histo::make_dataset(histo::Dataset::degenerate, n, seed)},
+          {"one value per thread (" + std::to_string(threads) + " threads)",
+           one_value_per_thread(n, threads, seed)},
+          {"runs of 255", runs_of(n, 255, seed)},
+          {"runs of 256", runs_of(n, 256, seed)},
+      };
+      for (const auto& [name, data] : cases)
+        if (!reports.full())
+          reports.record(histo::grade_byte_case(variant, data.data(), n, offset, name, seed));
+    }
+  }
+  if (!reports.text.empty()) FAIL(reports.text);
+  SUCCEED("no counter overflowed at the 255-element budget");
+}

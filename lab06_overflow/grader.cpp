@@ -1,0 +1,448 @@
+// lab06 grader. CPU tests check your head/tail split, the overflow check's spill arithmetic, the
+// avoidance grid and the merge schedule (they run without a GPU), then replay each policy's
+// kernel on the CPU with your helpers and prove no counter wraps. GPU tests compare every kernel
+// with the CPU reference on every dataset, awkward sizes and alignments, on inputs built to
+// overflow an 8-bit counter, and run the check and the merge on grids of one to three blocks.
+#include "lab06.h"
+
+#include "histo/catch_support.hpp"
+#include "histo/reference.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace lab06;
+
+namespace {
+
+constexpr size_t kWordsPerAvoidBlock = size_t(kBlockSize) * kMaxWordsPerThread;  // 4032 words
+
+enum class Strategy { check, avoid, merge };
+const char* strategy_name(Strategy s) {
+  return s == Strategy::check ? "check" : s == Strategy::avoid ? "avoid" : "merge";
+}
+
+// The byte of a packed word that holds value's counter, worked out independently of the helpers.
+unsigned counter_of(uint32_t word, unsigned value) { return (word >> (8 * (value % 4))) & 0xFF; }
+
+size_t limited(size_t n) { return std::min(n, histo::grading_size_limit()); }
+
+// Every thread's whole share holds one value: all 4 bytes of aligned word w hold
+// value_of(w mod num_threads), so with the interleaved partition thread t sees only value_of(t).
+// `head` is how many bytes precede the first aligned word.
+std::vector<uint8_t> one_value_per_thread(size_t n, size_t num_threads, size_t head,
+                                          uint64_t seed) {
+  std::vector<uint8_t> data(n);
+  num_threads = std::max<size_t>(num_threads, 1);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t word = i < head ? 0 : (i - head) / kBytesPerWord;
+    data[i] = uint8_t(histo::mix64(seed + word % num_threads) >> 56);
+  }
+  return data;
+}
+
+// Runs of exactly `run` equal bytes, the value changing from run to run.
+std::vector<uint8_t> runs_of(size_t n, size_t run, uint64_t seed) {
+  std::vector<uint8_t> data(n);
+  for (size_t i = 0; i < n; ++i) data[i] = uint8_t(histo::mix64(seed + i / run) >> 56);
+  return data;
+}
+
+struct Emulation {
+  std::vector<uint64_t> bins = std::vector<uint64_t>(histo::kNumBins, 0);
+  size_t overflows = 0;       // increments that found their counter already at 255
+  unsigned max_counter = 0;   // the highest any counter reached
+  bool bad_split = false;     // split_aligned does not add up to n
+};
+
+// Replays histogram_unrolled_kernel<Policy> on the CPU for an input starting at `address`, on
+// `grid` blocks: the head/tail split, the interleaved words, the 4 increments per word (the
+// check's spill included), the rounds and the merge, with your helpers.
+Emulation emulate(Strategy strategy, const uint8_t* data, size_t n, uintptr_t address,
+                  size_t grid) {
+  Emulation out;
+  const AlignedSplit split = split_aligned(address, n, kBytesPerWord);
+  if (split.head + split.units * kBytesPerWord + split.tail != n || split.head >= kBytesPerWord ||
+      split.tail >= kBytesPerWord) {
+    out.bad_split = true;
+    return out;
+  }
+  for (size_t i = 0; i < split.head; ++i) ++out.bins[data[i]];
+  for (size_t i = n - split.tail; i < n; ++i) ++out.bins[data[i]];
+  const uint8_t* bytes = data + split.head;
+  const size_t words = split.units, num_threads = grid * kBlockSize;
+  const size_t share = interleaved_count(0, num_threads, words);
+  const bool periodic = strategy == Strategy::merge;
+  const size_t per_round = periodic ? kWordsPerMerge : share;
+  const size_t rounds = periodic ? merge_rounds(share) : (share > 0 ? 1 : 0);
+  std::vector<uint32_t> packed(kSharedWords);
+  for (size_t block = 0; block < grid; ++block) {
+    std::fill(packed.begin(), packed.end(), 0u);
+    std::vector<uint64_t> totals(histo::kNumBins, 0);  // the merge's registers, plus spills
+    for (size_t round = 0; round < rounds; ++round) {
+      for (unsigned tid = 0; tid < kBlockSize; ++tid) {
+        const size_t thread = block * kBlockSize + tid;
+        const size_t end = std::min(words, thread + (round + 1) * per_round * num_threads);
+        for (size_t w = thread + round * per_round * num_threads; w < end; w += num_threads) {
+          for (unsigned b = 0; b < kBytesPerWord; ++b) {
+            const unsigned value = bytes[w * kBytesPerWord + b];
+            uint32_t& word = packed[packed_row(value) % kRows * kBlockSize + tid];
+            out.overflows += counter_of(word, value) == 255;
+            word += packed_increment(value);
+            if (strategy == Strategy::check) {
+              const Spill spill = spill_top_bits(word);
+              word = spill.remaining;
+              // The kernel spills into bin `value`; here every flagged byte is spilled where it
+              // belongs, so a wrong spill shows up as wrong bins.
+              for (unsigned k = 0; k < 4; ++k)
+                totals[(packed_row(value) % kRows) * 4 + k] += counter_of(spill.spilled, k);
+            }
+            out.max_counter = std::max(out.max_counter, counter_of(word, value));
+          }
+        }
+      }
+      for (unsigned row = 0; row < kRows; ++row) {
+        PairSums sums{0, 0};
+        for (unsigned column = 0; column < kBlockSize; ++column) {
+          const PairSums pair = split_pairs(packed[row * kBlockSize + column]);
+          packed[row * kBlockSize + column] = 0;
+          sums.even += pair.even;
+          sums.odd += pair.odd;
+        }
+        for (unsigned byte = 0; byte < 4; ++byte) totals[row * 4 + byte] += unpack(sums, byte);
+      }
+    }
+    for (size_t bin = 0; bin < histo::kNumBins; ++bin) out.bins[bin] += totals[bin];
+  }
+  return out;
+}
+
+// Emulates one case and fails with a report when a counter wrapped or the bins are wrong.
+void check_emulation(Strategy strategy, const std::vector<uint8_t>& data, uintptr_t address,
+                     size_t grid, const std::string& dataset, uint64_t seed) {
+  const size_t n = data.size();
+  const Emulation result = emulate(strategy, data.data(), n, address, grid);
+  INFO(strategy_name(strategy) << " emulated on " << grid << " blocks: " << dataset
+                               << ", n = " << n << ", address % 16 = " << address % 16);
+  const AlignedSplit split = split_aligned(address, n, kBytesPerWord);
+  INFO("split_aligned gives head " << split.head << ", units " << split.units << ", tail "
+                                   << split.tail << ": head + 4 units + tail must be n");
+  REQUIRE_FALSE(result.bad_split);
+  INFO("highest counter reached: " << result.max_counter);
+  CHECK(result.overflows == 0);     // a counter at 255 was incremented: it wrapped to 0
+  const histo::CaseInfo info{"lab06", std::string(strategy_name(strategy)) + " (CPU emulation)",
+                             dataset, seed, n, size_t(address % 16),
+                             "grid " + std::to_string(grid) + " x block 64"};
+  const std::string report = histo::compare_bins(
+      histo::widen(histo::reference_histogram(data.data(), n)), result.bins, n, info);
+  if (!report.empty()) FAIL(report);
+}
+
+struct Reports {
+  std::string text;
+  size_t failures = 0;
+  bool full() const { return failures >= 3; }
+  void record(const std::string& report) {
+    if (report.empty()) return;
+    text += (failures ? "\n\n" : "") + report;
+    ++failures;
+  }
+};
+
+// The check and the merge on a fixed grid, as registry entries the standard sweep can drive.
+template <unsigned grid>
+histo::LaunchShape check_on(const uint8_t* d_in, size_t n, uint32_t* d_bins, cudaStream_t s) {
+  return histogram_check_on_grid(d_in, n, d_bins, grid, s);
+}
+template <unsigned grid>
+histo::LaunchShape merge_on(const uint8_t* d_in, size_t n, uint32_t* d_bins, cudaStream_t s) {
+  return histogram_merge_on_grid(d_in, n, d_bins, grid, s);
+}
+
+// Inputs built to overflow an 8-bit counter, graded on `variant`: degenerate data and one value
+// per thread at sizes around the 252- and 255-count budgets, runs of exactly 255 and 256 equal
+// bytes, and one large degenerate input (far more than one merge interval per thread).
+std::string hunt_overflow(const histo::Variant& variant, uint64_t seed) {
+  Reports reports;
+  std::vector<size_t> sizes;
+  for (size_t blocks : {size_t(1), size_t(3), size_t(16)})
+    for (size_t per_thread : {size_t(252), size_t(255)})
+      for (size_t n : {blocks * kBlockSize * per_thread - 1, blocks * kBlockSize * per_thread,
+                       blocks * kBlockSize * per_thread + 1})
+        if (n <= histo::grading_size_limit()) sizes.push_back(n);
+  for (size_t n : sizes) {
+    // The grid this launcher picks for n, to build the one-value-per-thread pattern for it.
+    const std::vector<uint8_t> degenerate =
+        histo::make_dataset(histo::Dataset::degenerate, n, seed);
+    histo::DeviceInput input(degenerate.data(), n, 0);
+    histo::GuardedBins<uint32_t> bins(histo::kNumBins);
+    const histo::LaunchShape shape = variant.launch(input.get(), n, bins.get(), 0);
+    const size_t threads = size_t(shape.grid) * shape.block;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::pair<std::string, std::vector<uint8_t>> cases[] = {
+        {"degenerate", degenerate},
+        {"one value per thread (" + std::to_string(threads) + " threads)",
+         one_value_per_thread(n, threads, 0, seed)},
+        {"runs of 255", runs_of(n, 255, seed)},
+        {"runs of 256", runs_of(n, 256, seed)},
+    };
+    for (const auto& [name, data] : cases) {
+      // Offset 0 keeps the per-thread pattern aligned to the words; the others shift it.
+      for (size_t offset : {size_t(0), size_t(1 + n % 3)}) {
+        if (reports.full()) return reports.text;
+        reports.record(histo::grade_byte_case(variant, data.data(), n, offset, name, seed));
+      }
+    }
+  }
+  const size_t big = limited(size_t(64) << 20);
+  const std::vector<uint8_t> degenerate =
+      histo::make_dataset(histo::Dataset::degenerate, big, seed);
+  if (!reports.full())
+    reports.record(histo::grade_byte_case(variant, degenerate.data(), big, 3, "degenerate", seed));
+  return reports.text;
+}
+
+// The overflow hunt for launchers on fixed small grids, and the standard sweep on the last of
+// them (a one-block sweep adds little and is slow under the sanitizers).
+void check_on_small_grids(const std::vector<histo::Variant>& on_grids) {
+  histo::require_gpu();
+  for (const histo::Variant& variant : on_grids) {
+    const std::string hunt = hunt_overflow(variant, histo::test_seed());
+    if (!hunt.empty()) FAIL(hunt);
+  }
+  const std::string report = histo::grade_byte_sweep(on_grids.back(), histo::test_seed());
+  if (!report.empty()) FAIL(report);
+}
+
+void check_hunt(const char* name) {
+  histo::require_gpu();
+  const std::string report =
+      hunt_overflow(histo::find_variant(variants(), name), histo::test_seed());
+  if (!report.empty()) FAIL(report);
+  SUCCEED("no counter overflowed");
+}
+
+}  // namespace
+
+// ---- CPU: the helpers ---------------------------------------------------------------------
+
+TEST_CASE("split_aligned cuts any input into a head plus aligned units plus a tail", "[cpu]") {
+  const std::vector<size_t> sizes = {0,    1,    2,    3,       4,       5,          7,
+                                     15,   16,   17,   31,      32,      33,         100,
+                                     4097, 1000003, 4294967295ull, size_t(1) << 40};
+  for (size_t width : {size_t(4), size_t(16)}) {
+    for (uintptr_t address = 0x1000; address < 0x1000 + 48; ++address) {
+      for (size_t n : sizes) {
+        const AlignedSplit s = split_aligned(address, n, width);
+        INFO("width " << width << ", address % width = " << address % width << ", n = " << n
+                      << ": head " << s.head << ", units " << s.units << ", tail " << s.tail);
+        REQUIRE(s.head + s.units * width + s.tail == n);  // every byte exactly once
+        REQUIRE(s.head < width);
+        REQUIRE(s.tail < width);                           // no whole unit left in the tail
+        const size_t to_boundary = (width - address % width) % width;
+        REQUIRE(s.head == std::min(n, to_boundary));       // the head stops at the boundary
+        if (s.units > 0) REQUIRE((address + s.head) % width == 0);  // aligned loads only
+      }
+    }
+  }
+}
+
+TEST_CASE("spill_top_bits moves exactly the counters at 128 or more out of the word", "[cpu]") {
+  const unsigned bytes[] = {0, 1, 2, 126, 127, 128, 129, 200, 254, 255};
+  for (unsigned b0 : bytes)
+    for (unsigned b1 : bytes)
+      for (unsigned b2 : bytes)
+        for (unsigned b3 : bytes) {
+          const uint32_t word = b0 | b1 << 8 | b2 << 16 | b3 << 24;
+          const Spill s = spill_top_bits(word);
+          INFO("word 0x" << std::hex << word << ": remaining 0x" << s.remaining << ", spilled 0x"
+                         << s.spilled);
+          REQUIRE(s.remaining + s.spilled == word);
+          REQUIRE((s.remaining & kTopBits) == 0);  // every counter left below 128
+          for (unsigned k = 0; k < 4; ++k) {
+            const unsigned original = counter_of(word, k);
+            REQUIRE(counter_of(s.spilled, k) == (original >= 128 ? 128u : 0u));
+          }
+        }
+  // One counter incremented 100000 times, spilled after each increment: it never passes 128
+  // and nothing is lost.
+  uint32_t word = 0x05060708u;
+  uint64_t spilled = 0;
+  for (unsigned i = 0; i < 100000; ++i) {
+    word += packed_increment(2);
+    REQUIRE(counter_of(word, 2) <= 128);
+    const Spill s = spill_top_bits(word);
+    word = s.remaining;
+    spilled += counter_of(s.spilled, 2);
+  }
+  CHECK(spilled + counter_of(word, 2) == 100000u + 0x06);
+  CHECK((word & ~0x00FF0000u) == (0x05060708u & ~0x00FF0000u));  // the neighbours untouched
+}
+
+TEST_CASE("avoidance_grid_size is tight and keeps every counter within 252", "[cpu]") {
+  std::vector<size_t> word_counts = {0, 1, 2, 63, 64, 65, 4031, 4032, 4033, 1000003,
+                                     (size_t(4294967295ull) - 3) / 4};
+  for (size_t blocks : {size_t(1), size_t(2), size_t(3), size_t(16), size_t(1000),
+                        size_t(65536), size_t(266305)})
+    for (size_t w : {blocks * kWordsPerAvoidBlock - 1, blocks * kWordsPerAvoidBlock,
+                     blocks * kWordsPerAvoidBlock + 1})
+      word_counts.push_back(w);
+  for (uint64_t i = 0; i < 2000; ++i)
+    word_counts.push_back(histo::mix64(histo::test_seed() + i) % (size_t(1) << 30));
+  for (size_t words : word_counts) {
+    const size_t grid = avoidance_grid_size(words);
+    INFO(words << " words: avoidance_grid_size gives " << grid << " blocks");
+    REQUIRE(grid >= 1);
+    REQUIRE(grid <= 0x7FFFFFFFu);
+    const size_t share = interleaved_count(0, grid * kBlockSize, words);
+    INFO("the busiest thread gets " << share << " words = " << share * kBytesPerWord << " bytes");
+    // Every byte of a thread's words could be the same value: 4 counts per word.
+    REQUIRE(share <= kMaxWordsPerThread);
+    REQUIRE(share * kBytesPerWord <= kCounterMax);
+    // Tight: one block fewer would break the budget (no 4x over-launch).
+    if (grid > 1)
+      REQUIRE(interleaved_count(0, (grid - 1) * kBlockSize, words) > kMaxWordsPerThread);
+  }
+}
+
+TEST_CASE("merge_rounds covers a share with rounds of at most 63 words", "[cpu]") {
+  CHECK(merge_rounds(0) == 0);
+  std::vector<size_t> shares;
+  for (size_t s = 1; s <= 5000; ++s) shares.push_back(s);
+  for (size_t s : {size_t(1) << 20, (size_t(1) << 30) + 7}) shares.push_back(s);
+  for (size_t share : shares) {
+    const size_t rounds = merge_rounds(share);
+    INFO("share " << share << " words: merge_rounds gives " << rounds);
+    REQUIRE(rounds * kWordsPerMerge >= share);       // every word falls in some round
+    REQUIRE((rounds - 1) * kWordsPerMerge < share);  // and no round is wasted
+  }
+}
+
+// ---- CPU: the three policies replayed ---------------------------------------------------------
+
+TEST_CASE("the overflow check emulated on the CPU never wraps a counter on any grid", "[cpu]") {
+  const uint64_t seed = histo::test_seed();
+  // One block: each thread counts 1 MiB / 64 = 16384 bytes, 64 times the 8-bit range.
+  const size_t n = limited(size_t(1) << 20);
+  for (size_t grid : {size_t(1), size_t(3)}) {
+    check_emulation(Strategy::check, histo::make_dataset(histo::Dataset::degenerate, n, seed),
+                    0x1000, grid, "degenerate", seed);
+    check_emulation(Strategy::check, one_value_per_thread(n, grid * kBlockSize, 0, seed), 0x1000,
+                    grid, "one value per thread", seed);
+  }
+  const auto text = histo::make_dataset(histo::Dataset::text, limited(1000003), seed);
+  for (uintptr_t address = 0x1000; address < 0x1004; ++address)
+    check_emulation(Strategy::check, text, address, 2, "text", seed);
+}
+
+TEST_CASE("overflow avoidance emulated on the CPU never wraps a counter", "[cpu]") {
+  const uint64_t seed = histo::test_seed();
+  for (size_t blocks : {size_t(1), size_t(3), size_t(16)}) {
+    for (size_t per_thread : {size_t(252), size_t(255)}) {
+      for (size_t n : {blocks * kBlockSize * per_thread - 1, blocks * kBlockSize * per_thread,
+                       blocks * kBlockSize * per_thread + 1}) {
+        for (uintptr_t address : {uintptr_t(0x1000), uintptr_t(0x1003)}) {
+          const size_t words = split_aligned(address, n, kBytesPerWord).units;
+          const size_t grid = avoidance_grid_size(words);
+          const size_t head = split_aligned(address, n, kBytesPerWord).head;
+          check_emulation(Strategy::avoid, histo::make_dataset(histo::Dataset::degenerate, n, seed),
+                          address, grid, "degenerate", seed);
+          check_emulation(Strategy::avoid, one_value_per_thread(n, grid * kBlockSize, head, seed),
+                          address, grid, "one value per thread", seed);
+        }
+      }
+    }
+  }
+  const auto text = histo::make_dataset(histo::Dataset::text, limited(1000003), seed);
+  check_emulation(Strategy::avoid, text, 0x1001, avoidance_grid_size(text.size() / 4), "text",
+                  seed);
+}
+
+TEST_CASE("the periodic merge emulated on the CPU never wraps a counter on any grid", "[cpu]") {
+  const uint64_t seed = histo::test_seed();
+  const size_t n = limited(size_t(1) << 20);
+  for (size_t grid : {size_t(1), size_t(2), size_t(7)}) {
+    check_emulation(Strategy::merge, histo::make_dataset(histo::Dataset::degenerate, n, seed),
+                    0x1000, grid, "degenerate", seed);
+    check_emulation(Strategy::merge, one_value_per_thread(n, grid * kBlockSize, 0, seed), 0x1000,
+                    grid, "one value per thread", seed);
+    check_emulation(Strategy::merge, runs_of(n, 256, seed), 0x1002, grid, "runs of 256", seed);
+  }
+  const auto text = histo::make_dataset(histo::Dataset::text, limited(1000003), seed);
+  for (uintptr_t address = 0x1000; address < 0x1004; ++address)
+    check_emulation(Strategy::merge, text, address, 5, "text", seed);
+}
+
+// ---- GPU: every registered kernel -----------------------------------------------------------
+
+TEST_CASE("histogram_check matches the CPU reference on every dataset", "[gpu]") {
+  histo::check_byte_sweep(histo::find_variant(variants(), "check"));
+}
+TEST_CASE("histogram_check rejects bad arguments and zeroes the output for n == 0", "[gpu]") {
+  histo::check_bad_arguments(histo::find_variant(variants(), "check"));
+}
+TEST_CASE("histogram_check counts inputs past 2^31 bytes", "[gpu][large]") {
+  histo::check_large_input(histo::find_variant(variants(), "check"));
+}
+TEST_CASE("histogram_check survives inputs built to overflow an 8-bit counter", "[gpu]") {
+  check_hunt("check");
+}
+
+TEST_CASE("histogram_avoid matches the CPU reference on every dataset", "[gpu]") {
+  histo::check_byte_sweep(histo::find_variant(variants(), "avoid"));
+}
+TEST_CASE("histogram_avoid rejects bad arguments and zeroes the output for n == 0", "[gpu]") {
+  histo::check_bad_arguments(histo::find_variant(variants(), "avoid"));
+}
+TEST_CASE("histogram_avoid counts inputs past 2^31 bytes", "[gpu][large]") {
+  histo::check_large_input(histo::find_variant(variants(), "avoid"));
+}
+TEST_CASE("histogram_avoid survives inputs built to overflow an 8-bit counter", "[gpu]") {
+  check_hunt("avoid");
+}
+
+TEST_CASE("histogram_merge matches the CPU reference on every dataset", "[gpu]") {
+  histo::check_byte_sweep(histo::find_variant(variants(), "merge"));
+}
+TEST_CASE("histogram_merge rejects bad arguments and zeroes the output for n == 0", "[gpu]") {
+  histo::check_bad_arguments(histo::find_variant(variants(), "merge"));
+}
+TEST_CASE("histogram_merge counts inputs past 2^31 bytes", "[gpu][large]") {
+  histo::check_large_input(histo::find_variant(variants(), "merge"));
+}
+TEST_CASE("histogram_merge survives inputs built to overflow an 8-bit counter", "[gpu]") {
+  check_hunt("merge");
+}
+
+TEST_CASE("histogram_check is right on grids of one and three blocks", "[gpu]") {
+  // The hazard: with few blocks every thread counts thousands of elements, so a missing or
+  // wrong spill shows up at once, even on the small inputs of a sanitizer run.
+  check_on_small_grids({{"lab06", "check on 1 block", "overflow check, grid 1", check_on<1>},
+                        {"lab06", "check on 3 blocks", "overflow check, grid 3", check_on<3>}});
+  CHECK_THROWS_AS(histogram_check_on_grid(nullptr, 0, nullptr, 0), std::invalid_argument);
+}
+
+TEST_CASE("histogram_merge is right on grids of one and three blocks", "[gpu]") {
+  // The hazard: with few blocks every thread runs many merge rounds, so a merge that comes too
+  // late, a round some threads skip or a missing barrier shows up at once.
+  check_on_small_grids({{"lab06", "merge on 1 block", "periodic merge, grid 1", merge_on<1>},
+                        {"lab06", "merge on 3 blocks", "periodic merge, grid 3", merge_on<3>}});
+  CHECK_THROWS_AS(histogram_merge_on_grid(nullptr, 0, nullptr, 0), std::invalid_argument);
+}
+
+TEST_CASE("histogram_capstone matches the CPU reference on every dataset", "[gpu]") {
+  histo::check_byte_sweep(histo::find_variant(variants(), "capstone"));
+}
+TEST_CASE("histogram_capstone rejects bad arguments and zeroes the output for n == 0", "[gpu]") {
+  histo::check_bad_arguments(histo::find_variant(variants(), "capstone"));
+}
+TEST_CASE("histogram_capstone counts inputs past 2^31 bytes", "[gpu][large]") {
+  histo::check_large_input(histo::find_variant(variants(), "capstone"));
+}
+TEST_CASE("histogram_capstone survives the overflow-hunting inputs too", "[gpu]") {
+  check_hunt("capstone");
+}

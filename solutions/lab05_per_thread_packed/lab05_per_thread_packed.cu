@@ -1,0 +1,135 @@
+// lab05_per_thread_packed: one private histogram per thread, 8-bit counters packed four to a word.
+//
+// Technique: every thread keeps its own 256-bin histogram in shared memory and counts with plain
+//   (non-atomic) adds: nobody else writes its counters. The counters are 8 bits wide, packed
+//   four to a 32-bit word, and the block's 64 x 256 counters are laid out as 64 rows x 64
+//   columns of words: row = value / 4, byte = value % 4, column = thread. At the end each
+//   thread sums one row across all 64 columns and adds four bins to the output.
+// Since lab04: lab04 gave each BLOCK one histogram and paid a shared atomic per element; here
+//   each THREAD has one and pays a plain 32-bit read-modify-write of a word no other thread
+//   touches, so contention (degenerate data) cannot slow the counting down.
+// Cost model: per element one byte load, one shared read and one shared write, never a bank
+//   conflict (thread t's column sits in bank t % 32 whatever the data). Per block: 16 KiB of
+//   shared memory, one barrier, 64 x 64 shared reads in the merge and at most 256 global
+//   atomics. Blocks are many and short: each thread counts at most 255 elements.
+// Limits: an 8-bit counter wraps after 255 counts, so the grid grows with n (about n / 16320
+//   blocks) to keep every thread within that budget; n < 2^32 (32-bit output bins).
+// Build and grade:  cmake --preset student && cmake --build --preset student
+//                   ctest --preset student -L lab05
+#include "lab05.h"
+
+#include "histo/cuda_check.hpp"
+
+namespace lab05 {
+
+__host__ __device__ unsigned packed_row(unsigned value) {
+  // SOLUTION(lab05) begin
+  return value / kCountersPerWord;
+  // SOLUTION(lab05) end
+}
+
+__host__ __device__ unsigned packed_shift(unsigned value) {
+  // SOLUTION(lab05) begin
+  return 8 * (value % kCountersPerWord);
+  // SOLUTION(lab05) end
+}
+
+__host__ __device__ uint32_t packed_increment(unsigned value) { return 1u << packed_shift(value); }
+
+__host__ __device__ PairSums split_pairs(uint32_t word) {
+  // SOLUTION(lab05) begin
+  // Bytes 0 and 2 stay where they are; bytes 1 and 3 move down by 8 to the same positions.
+  return PairSums{word & 0x00FF00FFu, (word >> 8) & 0x00FF00FFu};
+  // SOLUTION(lab05) end
+}
+
+__host__ __device__ uint32_t unpack(PairSums sums, unsigned byte) {
+  // SOLUTION(lab05) begin
+  const uint32_t pair = (byte % 2 == 0) ? sums.even : sums.odd;
+  return (byte < 2) ? (pair & 0xFFFFu) : (pair >> 16);
+  // SOLUTION(lab05) end
+}
+
+__host__ __device__ unsigned merge_column(unsigned step, unsigned thread) {
+  // SOLUTION(lab05) begin
+  return (step + thread) & (kBlockSize - 1);
+  // SOLUTION(lab05) end
+}
+
+__host__ __device__ size_t interleaved_count(size_t thread, size_t num_threads, size_t n) {
+  return thread < n ? (n - thread + num_threads - 1) / num_threads : 0;
+}
+
+__host__ __device__ unsigned packed_grid_size(size_t n) {
+  // SOLUTION(lab05) begin
+  // Thread 0 has the most elements, ceil(n / threads); it stays within budget exactly when
+  // threads * kMaxPerThread >= n.
+  return static_cast<unsigned>(histo::ceil_div(n, size_t(kBlockSize) * kMaxPerThread));
+  // SOLUTION(lab05) end
+}
+
+// Counting phase: this thread's share of the input into its own column of s_packed.
+__device__ void count_into_column(uint32_t* s_packed, const uint8_t* __restrict__ d_in, size_t n) {
+  // SOLUTION(lab05) begin
+  const unsigned tid = threadIdx.x;
+  // No barrier after zeroing: until the merge, column tid is read and written by this thread only.
+  for (unsigned row = 0; row < kRows; ++row) s_packed[row * kBlockSize + tid] = 0;
+  const size_t num_threads = size_t(gridDim.x) * kBlockSize;  // size_t: grids pass 2^16 blocks
+  // Interleaved: at every step the block's 64 threads read 64 neighbouring bytes. The grid was
+  // sized so that this loop runs at most kMaxPerThread times: no counter can wrap.
+#pragma unroll 4
+  for (size_t i = size_t(blockIdx.x) * kBlockSize + tid; i < n; i += num_threads) {
+    const unsigned value = d_in[i];
+    // A plain add, not an atomic: no other thread writes this word.
+    s_packed[packed_row(value) * kBlockSize + tid] += packed_increment(value);
+  }
+  // SOLUTION(lab05) end
+}
+
+// Merge phase: thread t sums row t (values 4t .. 4t+3) over the 64 columns into the output.
+__device__ void merge_row_into_output(const uint32_t* s_packed, uint32_t* d_bins) {
+  // SOLUTION(lab05) begin
+  const unsigned row = threadIdx.x;
+  PairSums sums{0, 0};
+  for (unsigned step = 0; step < kBlockSize; ++step) {
+    // Rotated column: at each step the warp's 32 threads read 32 different banks. Reading column
+    // `step` for everyone would put all 32 reads in bank step % 32, a 32-way conflict.
+    const PairSums pair = split_pairs(s_packed[row * kBlockSize + merge_column(step, row)]);
+    sums.even += pair.even;  // 64 x 255 = 16320: the 16-bit halves never carry into each other
+    sums.odd += pair.odd;
+  }
+  for (unsigned byte = 0; byte < kCountersPerWord; ++byte) {
+    const uint32_t count = unpack(sums, byte);
+    // Other blocks add to the same bins: atomic. Empty bins cost nothing.
+    if (count) atomicAdd(&d_bins[row * kCountersPerWord + byte], count);
+  }
+  // SOLUTION(lab05) end
+}
+
+// Predecessor: lab04's per-block shared histogram. Difference: one packed 8-bit histogram per
+// thread, plain adds instead of shared atomics, and a grid sized so no counter can overflow.
+__global__ void __launch_bounds__(kBlockSize)
+    histogram_packed_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_bins) {
+  // 64 rows x 64 columns of packed words. Word (row, column) is at row * 64 + column, so its
+  // bank is column % 32: a warp's threads always hit 32 different banks while counting.
+  __shared__ uint32_t s_packed[kSharedWords];
+  count_into_column(s_packed, d_in, n);
+  // The merge reads every column of a row: all threads must have finished counting first.
+  __syncthreads();
+  merge_row_into_output(s_packed, d_bins);
+}
+
+histo::LaunchShape histogram_packed(const uint8_t* d_in, size_t n, uint32_t* d_bins,
+                                    cudaStream_t stream) {
+  histo::prepare_output(d_in, n, d_bins, histo::kNumBins, sizeof(uint32_t), stream,
+                        "lab05 histogram_packed");
+  if (n == 0) return {};
+  const histo::LaunchShape shape{packed_grid_size(n), kBlockSize,
+                                 kSharedWords * sizeof(uint32_t)};
+  histo::check_launch_shape(shape, "lab05 histogram_packed");
+  histogram_packed_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
+  CUDA_CHECK_LAUNCH();
+  return shape;
+}
+
+}  // namespace lab05
