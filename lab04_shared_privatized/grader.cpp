@@ -170,7 +170,7 @@ TEST_CASE("the 16-byte decomposition counts every byte once at every alignment, 
                                  offset, "head + vectors + tail"};
       const std::string report = histo::compare_bins(
           histo::widen(histo::reference_histogram(in, n)), bins, n, info);
-      if (!report.empty()) FAIL(report);
+      histo::check_report(report);
     }
   }
 }
@@ -246,7 +246,7 @@ TEST_CASE("the wide range test sends every value to exactly one place, emulated 
                                      ", budget " + std::to_string(budget),
                                  seed, data.size(), 0, "emulated"};
       const std::string report = histo::compare_bins(histo::widen(ref), global, total, info);
-      if (!report.empty()) FAIL(report);
+      histo::check_report(report);
       INFO("num_bins " << num_bins << ", budget " << budget);
       CHECK(private_bins == std::min<size_t>(num_bins, budget / 4));
     }
@@ -325,7 +325,7 @@ TEST_CASE("every byte kernel counts short inputs at every alignment", "[gpu]") {
       for (size_t n : sizes) {
         const std::string report =
             histo::grade_byte_case(variant, data.data(), n, offset, "uniform", seed);
-        if (!report.empty()) FAIL(report);
+        histo::check_report(report);
       }
   SUCCEED("every byte kernel counts inputs of 0 to 80 bytes at all 16 alignments");
 }
@@ -352,7 +352,7 @@ TEST_CASE("histogram_wide matches the reference at many bin counts and budgets",
                        use_skewed ? seed + 1 : seed};
       ++case_index;
       const std::string report = grade_wide(c);
-      if (!report.empty()) FAIL(report);
+      histo::check_report(report);
     }
   }
   SUCCEED("histogram_wide matches the reference for every bin count and budget");
@@ -368,7 +368,7 @@ TEST_CASE("histogram_wide skips values at or above num_bins", "[gpu]") {
     for (size_t budget : {size_t(0), size_t(2048), size_t(num_bins) * 4}) {
       const std::string report =
           grade_wide(WideCase{&data, "wide uniform over 0..65535", n, 3, num_bins, budget, seed});
-      if (!report.empty()) FAIL(report);
+      histo::check_report(report);
     }
   SUCCEED("values at or above num_bins are skipped");
 }
@@ -385,7 +385,7 @@ TEST_CASE("histogram_wide counts odd sizes at every element offset", "[gpu]") {
     for (size_t offset : {i % 8, (i + 3) % 8}) {
       const std::string report =
           grade_wide(WideCase{&data, "wide skewed", sizes[i], offset, 4097, 8192, seed});
-      if (!report.empty()) FAIL(report);
+      histo::check_report(report);
     }
   SUCCEED("histogram_wide counts every size at every element offset");
 }
@@ -404,7 +404,7 @@ TEST_CASE("histogram_wide clamps a budget past the device's limit to what a bloc
     histo::LaunchShape shape;
     const std::string report =
         grade_wide(WideCase{&data, "wide skewed", n, 1, 65536, budget, seed}, &shape);
-    if (!report.empty()) FAIL(report);
+    histo::check_report(report);
     INFO("budget " << budget << " B, device opt-in limit " << optin << " B: " << shape.describe());
     CHECK(shape.shared_bytes == std::min<size_t>(65536, std::min(budget, optin) / 4) * 4);
     CHECK(shape.shared_bytes <= optin);
@@ -415,7 +415,7 @@ TEST_CASE("histogram_wide clamps a budget past the device's limit to what a bloc
     histo::LaunchShape shape;
     const std::string report =
         grade_wide(WideCase{&data, "wide skewed", n, 0, 1000, budget, seed}, &shape);
-    if (!report.empty()) FAIL(report);
+    histo::check_report(report);
     INFO("budget " << budget << " B: " << shape.describe());
     CHECK(shape.shared_bytes == (budget ? 4000u : 0u));
   }
@@ -449,5 +449,5 @@ TEST_CASE("histogram_wide rejects bad arguments and zeroes its bins for n == 0",
       std::vector<uint64_t>(1000, 0), bins.fetch(), 0,
       histo::CaseInfo{"lab04", "histogram_wide", "empty", 0, 0, 0, "no launch"},
       bins.guard_problem());
-  if (!report.empty()) FAIL(report);
+  histo::check_report(report);
 }

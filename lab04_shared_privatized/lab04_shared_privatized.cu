@@ -198,14 +198,8 @@ namespace {
 // block that leaves the GPU mostly idle while the last blocks finish.
 template <typename Kernel>
 unsigned resident_blocks_per_sm(Kernel kernel, size_t dynamic_shared, const char* who) {
-  int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlockSize,
-                                                           dynamic_shared));
-  if (blocks < 1)
-    throw std::invalid_argument(std::string(who) + ": a block of " + std::to_string(kBlockSize) +
-                                " threads with " + std::to_string(dynamic_shared) +
-                                " B of shared memory does not fit on this GPU");
-  return std::min<unsigned>(unsigned(blocks), kBlocksPerSm);
+  return std::min(histo::resident_blocks_per_sm(kernel, kBlockSize, dynamic_shared, who),
+                  kBlocksPerSm);
 }
 
 template <bool kAggregateRuns>
@@ -224,14 +218,6 @@ histo::LaunchShape launch_vec16(const uint8_t* d_in, size_t n, uint32_t* d_bins,
   kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
-}
-
-// The most shared memory one block may use on the current device, opting in past 48 KiB.
-size_t shared_optin_bytes() {
-  int device = 0, bytes = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return size_t(bytes);
 }
 
 }  // namespace
@@ -271,7 +257,7 @@ histo::LaunchShape histogram_wide(const uint16_t* d_in, size_t n, uint32_t* d_bi
   histo::prepare_output(d_in, n, d_bins, num_bins, sizeof(uint32_t), stream, who);
   if (n == 0) return {};
   // The budget is a ceiling: a budget past what one block may opt into is clamped to it.
-  const size_t budget = std::min(shared_budget_bytes, shared_optin_bytes());
+  const size_t budget = std::min(shared_budget_bytes, histo::shared_optin_bytes());
   const uint32_t private_bins = privatized_bins(num_bins, budget);
   const size_t shared_bytes = size_t(private_bins) * sizeof(uint32_t);
   // Past 48 KiB a kernel must opt in to more dynamic shared memory.

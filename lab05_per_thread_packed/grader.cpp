@@ -33,13 +33,6 @@ std::vector<uint8_t> one_value_per_thread(size_t n, size_t num_threads, uint64_t
   return data;
 }
 
-// Runs of exactly `run` equal bytes, the value changing from run to run.
-std::vector<uint8_t> runs_of(size_t n, size_t run, uint64_t seed) {
-  std::vector<uint8_t> data(n);
-  for (size_t i = 0; i < n; ++i) data[i] = uint8_t(histo::mix64(seed + i / run) >> 56);
-  return data;
-}
-
 // What the emulation found besides the bins.
 struct Emulation {
   std::vector<uint64_t> bins = std::vector<uint64_t>(histo::kNumBins, 0);
@@ -102,20 +95,8 @@ void check_emulation(const std::vector<uint8_t>& data, const std::string& datase
                              "grid " + std::to_string(packed_grid_size(n)) + " x block 64"};
   const std::string report = histo::compare_bins(
       histo::widen(histo::reference_histogram(data.data(), n)), result.bins, n, info);
-  if (!report.empty()) FAIL(report);
+  histo::check_report(report);
 }
-
-// Collects failure reports of several graded cases; stops grading after a few.
-struct Reports {
-  std::string text;
-  size_t failures = 0;
-  bool full() const { return failures >= 3; }
-  void record(const std::string& report) {
-    if (report.empty()) return;
-    text += (failures ? "\n\n" : "") + report;
-    ++failures;
-  }
-};
 
 }  // namespace
 
@@ -280,7 +261,7 @@ TEST_CASE("histogram_packed survives inputs built to overflow an 8-bit counter",
   histo::require_gpu();
   const histo::Variant& variant = histo::find_variant(variants(), "packed");
   const uint64_t seed = histo::test_seed();
-  Reports reports;
+  histo::FailureReports reports;
   for (size_t blocks : {size_t(1), size_t(2), size_t(5), size_t(64)}) {
     for (size_t n : {blocks * kBudgetBlock - 1, blocks * kBudgetBlock, blocks * kBudgetBlock + 1}) {
       if (n > histo::grading_size_limit() || reports.full()) continue;
@@ -290,14 +271,14 @@ TEST_CASE("histogram_packed survives inputs built to overflow an 8-bit counter",
           {"degenerate", histo::make_dataset(histo::Dataset::degenerate, n, seed)},
           {"one value per thread (" + std::to_string(threads) + " threads)",
            one_value_per_thread(n, threads, seed)},
-          {"runs of 255", runs_of(n, 255, seed)},
-          {"runs of 256", runs_of(n, 256, seed)},
+          {"runs of 255", histo::make_runs_of(n, 255, seed)},
+          {"runs of 256", histo::make_runs_of(n, 256, seed)},
       };
       for (const auto& [name, data] : cases)
         if (!reports.full())
           reports.record(histo::grade_byte_case(variant, data.data(), n, offset, name, seed));
     }
   }
-  if (!reports.text.empty()) FAIL(reports.text);
+  if (!reports.text().empty()) FAIL(reports.text());
   SUCCEED("no counter overflowed at the 255-element budget");
 }

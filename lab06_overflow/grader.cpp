@@ -45,13 +45,6 @@ std::vector<uint8_t> one_value_per_thread(size_t n, size_t num_threads, size_t h
   return data;
 }
 
-// Runs of exactly `run` equal bytes, the value changing from run to run.
-std::vector<uint8_t> runs_of(size_t n, size_t run, uint64_t seed) {
-  std::vector<uint8_t> data(n);
-  for (size_t i = 0; i < n; ++i) data[i] = uint8_t(histo::mix64(seed + i / run) >> 56);
-  return data;
-}
-
 struct Emulation {
   std::vector<uint64_t> bins = std::vector<uint64_t>(histo::kNumBins, 0);
   size_t overflows = 0;       // increments that found their counter already at 255
@@ -139,19 +132,8 @@ void check_emulation(Strategy strategy, const std::vector<uint8_t>& data, uintpt
                              "grid " + std::to_string(grid) + " x block 64"};
   const std::string report = histo::compare_bins(
       histo::widen(histo::reference_histogram(data.data(), n)), result.bins, n, info);
-  if (!report.empty()) FAIL(report);
+  histo::check_report(report);
 }
-
-struct Reports {
-  std::string text;
-  size_t failures = 0;
-  bool full() const { return failures >= 3; }
-  void record(const std::string& report) {
-    if (report.empty()) return;
-    text += (failures ? "\n\n" : "") + report;
-    ++failures;
-  }
-};
 
 // The check and the merge on a fixed grid, as registry entries the standard sweep can drive.
 template <unsigned grid>
@@ -167,7 +149,7 @@ histo::LaunchShape merge_on(const uint8_t* d_in, size_t n, uint32_t* d_bins, cud
 // per thread at sizes around the 252- and 255-count budgets, runs of exactly 255 and 256 equal
 // bytes, and one large degenerate input (far more than one merge interval per thread).
 std::string hunt_overflow(const histo::Variant& variant, uint64_t seed) {
-  Reports reports;
+  histo::FailureReports reports;
   std::vector<size_t> sizes;
   for (size_t blocks : {size_t(1), size_t(3), size_t(16)})
     for (size_t per_thread : {size_t(252), size_t(255)})
@@ -187,13 +169,13 @@ std::string hunt_overflow(const histo::Variant& variant, uint64_t seed) {
         {"degenerate", degenerate},
         {"one value per thread (" + std::to_string(threads) + " threads)",
          one_value_per_thread(n, threads, 0, seed)},
-        {"runs of 255", runs_of(n, 255, seed)},
-        {"runs of 256", runs_of(n, 256, seed)},
+        {"runs of 255", histo::make_runs_of(n, 255, seed)},
+        {"runs of 256", histo::make_runs_of(n, 256, seed)},
     };
     for (const auto& [name, data] : cases) {
       // Offset 0 keeps the per-thread pattern aligned to the words; the others shift it.
       for (size_t offset : {size_t(0), size_t(1 + n % 3)}) {
-        if (reports.full()) return reports.text;
+        if (reports.full()) return reports.text();
         reports.record(histo::grade_byte_case(variant, data.data(), n, offset, name, seed));
       }
     }
@@ -203,7 +185,7 @@ std::string hunt_overflow(const histo::Variant& variant, uint64_t seed) {
       histo::make_dataset(histo::Dataset::degenerate, big, seed);
   if (!reports.full())
     reports.record(histo::grade_byte_case(variant, degenerate.data(), big, 3, "degenerate", seed));
-  return reports.text;
+  return reports.text();
 }
 
 // The overflow hunt for launchers on fixed small grids, and the standard sweep on the last of
@@ -215,14 +197,14 @@ void check_on_small_grids(const std::vector<histo::Variant>& on_grids) {
     if (!hunt.empty()) FAIL(hunt);
   }
   const std::string report = histo::grade_byte_sweep(on_grids.back(), histo::test_seed());
-  if (!report.empty()) FAIL(report);
+  histo::check_report(report);
 }
 
 void check_hunt(const char* name) {
   histo::require_gpu();
   const std::string report =
       hunt_overflow(histo::find_variant(variants(), name), histo::test_seed());
-  if (!report.empty()) FAIL(report);
+  histo::check_report(report);
   SUCCEED("no counter overflowed");
 }
 
@@ -370,7 +352,7 @@ TEST_CASE("the periodic merge emulated on the CPU never wraps a counter on any g
                     0x1000, grid, "degenerate", seed);
     check_emulation(Strategy::merge, one_value_per_thread(n, grid * kBlockSize, 0, seed), 0x1000,
                     grid, "one value per thread", seed);
-    check_emulation(Strategy::merge, runs_of(n, 256, seed), 0x1002, grid, "runs of 256", seed);
+    check_emulation(Strategy::merge, histo::make_runs_of(n, 256, seed), 0x1002, grid, "runs of 256", seed);
   }
   const auto text = histo::make_dataset(histo::Dataset::text, limited(1000003), seed);
   for (uintptr_t address = 0x1000; address < 0x1004; ++address)

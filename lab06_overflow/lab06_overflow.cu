@@ -242,25 +242,12 @@ __global__ void __launch_bounds__(kCapstoneBlockSize)
 
 namespace {
 
-// Blocks of `kernel` that fit on one SM at once (asked once per device, then remembered).
-template <auto kernel, unsigned block_size>
-int blocks_per_sm() {
-  static int cached[64] = {};
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  if (device < 64 && cached[device]) return cached[device];
-  int per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(block_size), 0));
-  per_sm = std::max(per_sm, 1);
-  if (device < 64) cached[device] = per_sm;
-  return per_sm;
-}
-
 // A grid for a grid-stride kernel: every block the device holds at once, but never more blocks
 // than there is work for (one unit per thread), and at least one.
 template <auto kernel, unsigned block_size>
 unsigned device_grid_size(size_t units) {
-  const size_t resident = size_t(blocks_per_sm<kernel, block_size>()) * histo::device_sm_count();
+  const size_t resident =
+      size_t(histo::resident_blocks_per_sm(kernel, block_size, 0, "lab06")) * histo::device_sm_count();
   const size_t needed = std::max<size_t>(1, histo::ceil_div(units, block_size));
   return static_cast<unsigned>(std::min(resident, needed));
 }

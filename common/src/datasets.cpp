@@ -218,6 +218,13 @@ void generate_distinct(unsigned distinct, uint64_t seed, uint8_t* h_out, size_t 
   });
 }
 
+std::vector<uint8_t> make_runs_of(size_t n, size_t run, uint64_t seed) {
+  if (run == 0) throw std::invalid_argument("make_runs_of: run must be at least 1");
+  std::vector<uint8_t> data(n);
+  for (size_t i = 0; i < n; ++i) data[i] = uint8_t(mix64(seed + i / run) >> 56);
+  return data;
+}
+
 std::vector<uint16_t> make_wide_dataset(bool skewed, uint32_t num_bins, size_t n, uint64_t seed) {
   if (num_bins < 1 || num_bins > 65536)
     throw std::invalid_argument("make_wide_dataset: num_bins must be in 1..65536");

@@ -163,13 +163,7 @@ std::vector<size_t> grading_sizes() {
 }
 
 std::string grade_sweep(const GradeCaseFn& grade_case, uint64_t seed, size_t max_failures) {
-  std::string reports;
-  size_t failures = 0;
-  auto record = [&](const std::string& report) {
-    if (report.empty()) return;
-    reports += (failures ? "\n\n" : "") + report;
-    ++failures;
-  };
+  FailureReports reports(max_failures);
   const std::vector<size_t> sizes = grading_sizes();
   const size_t largest = sizes.back();
   const size_t big = size_t(4) << 20;  // larger sizes: three datasets only, to keep it quick
@@ -177,18 +171,18 @@ std::string grade_sweep(const GradeCaseFn& grade_case, uint64_t seed, size_t max
     const bool all_sizes = ds == Dataset::uniform || ds == Dataset::degenerate || ds == Dataset::text;
     const uint64_t ds_seed = seed + uint64_t(ds);
     const std::vector<uint8_t> data = make_dataset(ds, all_sizes ? largest : std::min(largest, big), ds_seed);
-    for (size_t i = 0; i < sizes.size() && failures < max_failures; ++i) {
+    for (size_t i = 0; i < sizes.size() && !reports.full(); ++i) {
       if (sizes[i] > data.size()) break;
       const size_t offset = mix64(seed + 31 * i + uint64_t(ds)) % 16;
-      record(grade_case(data.data(), sizes[i], offset, dataset_name(ds), ds_seed));
+      reports.record(grade_case(data.data(), sizes[i], offset, dataset_name(ds), ds_seed));
     }
   }
   // Every alignment of the start pointer at one awkward size.
   const size_t n = std::min<size_t>(100003, grading_size_limit());
   const std::vector<uint8_t> text = make_dataset(Dataset::text, n, seed);
-  for (size_t offset = 0; offset < 16 && failures < max_failures; ++offset)
-    record(grade_case(text.data(), n, offset, "text", seed));
-  return reports;
+  for (size_t offset = 0; offset < 16 && !reports.full(); ++offset)
+    reports.record(grade_case(text.data(), n, offset, "text", seed));
+  return reports.text();
 }
 
 std::string grade_byte_sweep(const Variant& variant, uint64_t seed, size_t max_failures) {

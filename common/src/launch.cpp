@@ -1,8 +1,11 @@
 #include "histo/cuda_check.hpp"
 #include "histo/launch.hpp"
 
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace histo {
 namespace {
@@ -60,6 +63,36 @@ int device_sm_count() {
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   if (device < 64) cached[device] = sms;
   return sms;
+}
+
+unsigned resident_blocks_per_sm(const void* kernel, unsigned block, size_t dynamic_shared,
+                                const char* who) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, const void*, unsigned, size_t>, unsigned> cache;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const auto key = std::make_tuple(device, kernel, block, dynamic_shared);
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(block), dynamic_shared));
+  if (blocks < 1)
+    throw std::invalid_argument(std::string(who) + ": a block of " + std::to_string(block) +
+                                " threads with " + std::to_string(dynamic_shared) +
+                                " B of dynamic shared memory does not fit on this GPU");
+  return cache[key] = unsigned(blocks);
+}
+
+size_t shared_optin_bytes() {
+  static int cached[64] = {};
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  if (device < 64 && cached[device]) return size_t(cached[device]);
+  int bytes = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (device < 64) cached[device] = bytes;
+  return size_t(bytes);
 }
 
 void check_launch_shape(const LaunchShape& shape, const char* who) {

@@ -32,6 +32,10 @@ std::vector<uint8_t> make_dataset(Dataset dataset, size_t n, uint64_t seed);
 // contention sweep of lab03.
 void generate_distinct(unsigned distinct, uint64_t seed, uint8_t* h_out, size_t n);
 
+// Runs of exactly `run` equal bytes (the last one cut at n), the value changing from run to
+// run: overflow hunting for 8-bit counters (lab05, lab06).
+std::vector<uint8_t> make_runs_of(size_t n, size_t run, uint64_t seed);
+
 // lab04's wide inputs: uniform over [0, num_bins), or skewed toward the low bins.
 std::vector<uint16_t> make_wide_dataset(bool skewed, uint32_t num_bins, size_t n, uint64_t seed);
 

@@ -78,6 +78,25 @@ class DeviceInput {
 std::string grade_byte_case(const Variant& variant, const uint8_t* h_in, size_t n, size_t offset,
                             const std::string& dataset, uint64_t seed);
 
+// Collects the failure reports of several graded cases; full() after `limit` failures, so a
+// sweep can stop early instead of printing hundreds of them.
+class FailureReports {
+ public:
+  explicit FailureReports(size_t limit = 3) : limit_(limit) {}
+  void record(const std::string& report) {
+    if (report.empty()) return;
+    text_ += (failures_ ? "\n\n" : "") + report;
+    ++failures_;
+  }
+  bool full() const { return failures_ >= limit_; }
+  const std::string& text() const { return text_; }  // "" when every case passed
+
+ private:
+  size_t limit_;
+  size_t failures_ = 0;
+  std::string text_;
+};
+
 // One graded case: h_in[0, n) staged at `offset`; returns "" or a failure report.
 using GradeCaseFn = std::function<std::string(const uint8_t* h_in, size_t n, size_t offset,
                                               const std::string& dataset, uint64_t seed)>;

@@ -69,6 +69,21 @@ inline constexpr uint64_t kMaxElements32 = 0xFFFFFFFFull;
 // Multiprocessors of the current device (cached per device): grids are sized from it.
 int device_sm_count();
 
+// Blocks of `kernel` that one SM holds at once with `block` threads and `dynamic_shared` bytes
+// of dynamic shared memory (the occupancy calculator), asked once per device and kernel, then
+// remembered. Throws std::invalid_argument naming `who` when not even one block fits.
+unsigned resident_blocks_per_sm(const void* kernel, unsigned block, size_t dynamic_shared,
+                                const char* who);
+template <typename Kernel>
+unsigned resident_blocks_per_sm(Kernel* kernel, unsigned block, size_t dynamic_shared,
+                                const char* who) {
+  return resident_blocks_per_sm(reinterpret_cast<const void*>(kernel), block, dynamic_shared, who);
+}
+
+// The most shared memory one block may use on the current device when it opts in past the
+// default 48 KiB (cudaDevAttrMaxSharedMemoryPerBlockOptin), cached per device.
+size_t shared_optin_bytes();
+
 // Rejects a launch shape that the device cannot run, before launching (std::invalid_argument).
 void check_launch_shape(const LaunchShape& shape, const char* who);
 
