@@ -6,6 +6,9 @@
 // time. Inputs default to 1 GiB (at least 4x the L2 cache, so the cache cannot flatter anyone).
 //
 //   histo_bench                     all kernels, all datasets, size from the device
+//   histo_bench --sizes 64K,1M,16M,256M,1G --kernels probe,cub,lab06/capstone
+//                                   a size sweep of chosen kernels: where latency ends and
+//                                   bandwidth begins
 //   histo_bench --sweep             lab03's contention sweep: 256, 64, 16, 4, 1 distinct values
 //   histo_bench --input FILE        histogram a file's bytes
 //   histo_bench --help              every option
@@ -37,10 +40,15 @@ namespace {
 constexpr const char* kUsage = R"(usage: histo_bench [options]
   --size N         input bytes: auto (default: 1 GiB, less if the device lacks memory), or a
                    number with an optional K, M or G suffix (powers of 1024)
+  --sizes LIST     several sizes, comma-separated (e.g. 64K,1M,16M,256M,1G): every kernel runs
+                   at each size, in one table
   --datasets LIST  comma-separated: uniform,degenerate,skewed,text,image,alternating,runs
   --sweep          contention sweep instead of datasets: 256, 64, 16, 4 and 1 distinct values
   --input FILE     histogram the bytes of FILE instead of generated data
   --labs LIST      only these labs' kernels (e.g. lab01,lab04); cpu for the CPU rows
+  --kernels LIST   only these kernels, by id: probe, cub, cpu (both CPU rows), cpu/sequential,
+                   cpu/parallel, or any id --list prints (e.g. lab04/shared_vec16,lab06/capstone).
+                   The % probe and x CUB columns need probe and cub in the list
   --reps N         at most N timed repetitions per kernel (default 15; at least 3 are taken)
   --budget-ms MS   stop repeating once this much time was measured (default 1500)
   --seed S         dataset seed (default 2026)
@@ -49,9 +57,10 @@ constexpr const char* kUsage = R"(usage: histo_bench [options]
 )";
 
 struct Options {
-  size_t size = 0;  // 0: auto
+  std::vector<size_t> sizes;  // empty: auto; a 0 in the list is auto too
   std::vector<std::string> datasets;
   std::vector<std::string> labs;
+  std::vector<std::string> kernels;  // empty: every kernel (that --labs allows)
   bool sweep = false;
   std::string input;
   std::string csv;
@@ -102,9 +111,15 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--size") o.size = parse_size(value());
+    if (arg == "--size") o.sizes = {parse_size(value())};
+    else if (arg == "--sizes") {
+      o.sizes.clear();
+      for (const std::string& item : split(value())) o.sizes.push_back(parse_size(item));
+      if (o.sizes.empty()) throw std::invalid_argument("--sizes needs at least one size (try 1M,1G)");
+    }
     else if (arg == "--datasets") o.datasets = split(value());
     else if (arg == "--labs") o.labs = split(value());
+    else if (arg == "--kernels") o.kernels = split(value());
     else if (arg == "--sweep") o.sweep = true;
     else if (arg == "--input") o.input = value();
     else if (arg == "--csv") o.csv = value();
@@ -119,8 +134,37 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-bool wanted(const Options& o, const std::string& lab) {
-  return o.labs.empty() || std::find(o.labs.begin(), o.labs.end(), lab) != o.labs.end();
+bool listed(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// A row runs when --labs allows its lab and --kernels its id (an empty list allows all).
+// `alias` is a second id that selects it too ("cpu" for both CPU rows).
+bool wanted(const Options& o, const std::string& lab, const std::string& id,
+            const std::string& alias = "") {
+  if (!o.labs.empty() && !listed(o.labs, lab)) return false;
+  return o.kernels.empty() || listed(o.kernels, id) || (!alias.empty() && listed(o.kernels, alias));
+}
+
+// Every id --kernels accepts; an unknown one is an error that lists them.
+void check_kernel_ids(const Options& o) {
+  std::vector<std::string> known = {"probe", "cub", "cub/HistogramEven", "cpu", "cpu/sequential",
+                                    "cpu/parallel"};
+  for (const histo::Variant& v : bench::all_variants()) known.push_back(v.id());
+  for (const histo::ReadProbe& p : bench::all_probes()) known.push_back(p.id());
+  for (const std::string& id : o.kernels) {
+    if (listed(known, id)) continue;
+    std::string all;
+    for (const std::string& k : known) all += (all.empty() ? "" : ", ") + k;
+    throw std::invalid_argument("--kernels: unknown kernel '" + id + "'; known: " + all);
+  }
+}
+
+std::string size_label(size_t n) {
+  for (const auto& [shift, suffix] : {std::pair<int, const char*>{30, "G"}, {20, "M"}, {10, "K"}})
+    if (n >= (size_t(1) << shift) && n % (size_t(1) << shift) == 0)
+      return std::to_string(n >> shift) + suffix;
+  return std::to_string(n);
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {
@@ -181,7 +225,8 @@ class Report {
   }
   void set_gpu(const std::string& gpu) { gpu_ = gpu; }
 
-  // Prints one dataset's rows with ratios to the probe, lab01 and CUB measured on the same data.
+  // Prints the rows of one input (one dataset at one size) with ratios to the probe, lab01 and
+  // CUB measured on the same data. All inputs of a run share one table: the header comes once.
   void print(const std::vector<Row>& rows) {
     double probe = 0, lab01 = 0, cub = 0;
     for (const Row& r : rows) {
@@ -190,16 +235,18 @@ class Report {
       if (r.kernel == "lab01/segmented") lab01 = r.timing.median_ms;
       if (r.kernel == "cub/HistogramEven") cub = r.timing.median_ms;
     }
-    std::printf("\n%-26s %-11s %10s %9s %8s %8s %7s  %s\n", "kernel", "dataset", "median ms", "GB/s",
-                "% probe", "x lab01", "x CUB", "result");
+    if (!header_printed_)
+      std::printf("\n%-26s %-11s %6s %10s %9s %8s %8s %7s  %s\n", "kernel", "dataset", "size", "median ms",
+                  "GB/s", "% probe", "x lab01", "x CUB", "result");
+    header_printed_ = true;
     for (const Row& r : rows) {
       const double g = r.gbps();
       const std::string pct = r.timed && probe > 0 ? fixed(100 * g / probe, 1) : "-";
       const std::string vs1 = r.timed && lab01 > 0 ? fixed(lab01 / r.timing.median_ms, 1) : "-";
       const std::string vsc = r.timed && cub > 0 ? fixed(cub / r.timing.median_ms, 2) : "-";
-      std::printf("%-26s %-11s %10s %9s %8s %8s %7s  %s\n", r.kernel.c_str(), r.dataset.c_str(),
-                  r.timed ? fixed(r.timing.median_ms, 3).c_str() : "-", r.timed ? rate(g).c_str() : "-",
-                  pct.c_str(), vs1.c_str(), vsc.c_str(), r.result.c_str());
+      std::printf("%-26s %-11s %6s %10s %9s %8s %8s %7s  %s\n", r.kernel.c_str(), r.dataset.c_str(),
+                  size_label(r.n).c_str(), r.timed ? fixed(r.timing.median_ms, 4).c_str() : "-",
+                  r.timed ? rate(g).c_str() : "-", pct.c_str(), vs1.c_str(), vsc.c_str(), r.result.c_str());
       if (csv_)
         csv_ << '"' << gpu_ << "\"," << r.kernel << ",\"" << r.technique << "\"," << r.dataset << ","
              << r.n << "," << (r.timed ? fixed(r.timing.median_ms, 5) : "") << ","
@@ -214,6 +261,7 @@ class Report {
  private:
   std::ofstream csv_;
   std::string gpu_ = "none";
+  bool header_printed_ = false;
 };
 
 // Runs and times everything on one input.
@@ -237,29 +285,32 @@ class Bench {
 
     if (gpu_ && !dead_) {
       CUDA_CHECK(cudaMemcpy(d_in_.get(), h_in.data(), n, cudaMemcpyHostToDevice));
-      rows.push_back(probe_row("probe", "read-only, 16-byte loads (the bandwidth limit)", dataset, n,
-                               [&](cudaStream_t s) { histo::bandwidth_probe(d_in_.get(), n, d_sink_.get(), s); }));
-      rows.push_back(kernel_row({"cub", "HistogramEven", "NVIDIA CUB DeviceHistogram::HistogramEven", nullptr},
-                                dataset, n, expected, [&](const uint8_t* d, size_t m, uint32_t* bins, cudaStream_t s) {
-                                  cub_->run(d, m, bins, s);
-                                  return histo::LaunchShape{};
-                                }));
+      // The probe and CUB are the yardsticks: --labs never drops them, --kernels can.
+      if (o_.kernels.empty() || listed(o_.kernels, "probe"))
+        rows.push_back(probe_row("probe", "read-only, 16-byte loads (the bandwidth limit)", dataset, n,
+                                 [&](cudaStream_t s) { histo::bandwidth_probe(d_in_.get(), n, d_sink_.get(), s); }));
+      if (o_.kernels.empty() || listed(o_.kernels, "cub") || listed(o_.kernels, "cub/HistogramEven"))
+        rows.push_back(kernel_row({"cub", "HistogramEven", "NVIDIA CUB DeviceHistogram::HistogramEven", nullptr},
+                                  dataset, n, expected, [&](const uint8_t* d, size_t m, uint32_t* bins, cudaStream_t s) {
+                                    cub_->run(d, m, bins, s);
+                                    return histo::LaunchShape{};
+                                  }));
       for (const histo::ReadProbe& p : bench::all_probes())
-        if (wanted(o_, p.lab))
+        if (wanted(o_, p.lab, p.id()))
           rows.push_back(probe_row(p.id(), p.technique, dataset, n,
                                    [&](cudaStream_t s) { p.run(d_in_.get(), n, d_sink_.get(), s); }));
       for (const histo::Variant& v : bench::all_variants())
-        if (wanted(o_, v.lab))
+        if (wanted(o_, v.lab, v.id()))
           rows.push_back(kernel_row(v, dataset, n, expected, [&](const uint8_t* d, size_t m, uint32_t* bins, cudaStream_t s) {
             return v.launch(d, m, bins, s);
           }));
     }
-    if (wanted(o_, "cpu")) {
-      const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    if (wanted(o_, "cpu", "cpu/sequential", "cpu"))
       rows.push_back(cpu_row("cpu/sequential", "CPU, one thread (the grading oracle)", dataset, h_in, expected, 1));
+    if (wanted(o_, "cpu", "cpu/parallel", "cpu"))
       rows.push_back(cpu_row("cpu/parallel", "CPU, fork/join, " + std::to_string(threads) + " threads, private histograms",
                              dataset, h_in, expected, threads));
-    }
     return rows;
   }
 
@@ -366,6 +417,7 @@ int run(int argc, char** argv) {
     for (const histo::ReadProbe& p : bench::all_probes()) std::printf("%-26s %s\n", p.id().c_str(), p.technique);
     return 0;
   }
+  check_kernel_ids(o);
   std::vector<uint8_t> file;
   if (!o.input.empty()) file = read_file(o.input);
 
@@ -380,38 +432,55 @@ int run(int argc, char** argv) {
   } else {
     std::printf("GPU rows absent: %s\nOnly the CPU rows run.\n", gpu.reason.c_str());
   }
-  size_t n = !file.empty() ? file.size() : o.size ? o.size : auto_size(have_gpu);
-  if (o.sweep && !o.size) n = std::min(n, size_t(256) << 20);
-  if (have_gpu && n < 4 * gpu.l2_bytes)
-    std::printf("Note: %zu MiB inputs are under 4x the L2 cache (%zu MiB): numbers flatter the kernels.\n", n >> 20,
-                gpu.l2_bytes >> 20);
-  std::printf("Input: %zu bytes (%.1f MiB), seed %llu. Timing: median of 3-%d runs (GPU: CUDA events after a "
+  // The sizes to run: the file's, or each of --sizes (auto where none or 0 is given).
+  std::vector<size_t> sizes;
+  if (!file.empty()) {
+    sizes = {file.size()};
+  } else {
+    const size_t automatic = o.sweep ? std::min(auto_size(have_gpu), size_t(256) << 20) : auto_size(have_gpu);
+    for (size_t size : o.sizes.empty() ? std::vector<size_t>{0} : o.sizes) sizes.push_back(size ? size : automatic);
+  }
+  const size_t max_n = *std::max_element(sizes.begin(), sizes.end());
+  std::string size_list;
+  for (size_t size : sizes) size_list += (size_list.empty() ? "" : ", ") + std::to_string(size) + " (" + size_label(size) + ")";
+  for (size_t size : sizes)
+    if (have_gpu && size < 4 * gpu.l2_bytes) {
+      std::printf("Note: inputs under 4x the L2 cache (%zu MiB) stay in it between repetitions: at those sizes the "
+                  "numbers show latency and L2 bandwidth, not device-memory bandwidth.\n",
+                  gpu.l2_bytes >> 20);
+      break;
+    }
+  std::printf("Input bytes: %s; seed %llu. Timing: median of 3-%d runs (GPU: CUDA events after a "
               "warm-up; CPU: wall clock), at most %.0f ms measured per row; GPU output poisoned before each "
               "run and zeroed by the launcher inside the timed region; GB/s = input bytes / median time. "
               "Wrong kernels are not timed.\n",
-              n, n / 1048576.0, (unsigned long long)o.seed, o.max_reps, o.budget_ms);
+              size_list.c_str(), (unsigned long long)o.seed, o.max_reps, o.budget_ms);
   std::printf("Columns: %% probe = GB/s over the read-only probe's on the same data; x lab01 = speedup over "
               "lab01/segmented; x CUB = speedup over CUB (above 1: faster than CUB).\n");
 
   Report report(o.csv);
   report.set_gpu(have_gpu ? gpu.name : "none");
-  Bench bench(o, have_gpu, n);
+  Bench bench(o, have_gpu, max_n);
   if (!file.empty()) {
     report.print(bench.run(o.input.substr(o.input.find_last_of('/') + 1), file));
   } else if (o.sweep) {
-    std::vector<uint8_t> data(n);
-    for (unsigned distinct : {256u, 64u, 16u, 4u, 1u}) {
-      histo::generate_distinct(distinct, o.seed, data.data(), n);
-      report.print(bench.run("distinct" + std::to_string(distinct), data));
+    for (size_t n : sizes) {
+      std::vector<uint8_t> data(n);
+      for (unsigned distinct : {256u, 64u, 16u, 4u, 1u}) {
+        histo::generate_distinct(distinct, o.seed, data.data(), n);
+        report.print(bench.run("distinct" + std::to_string(distinct), data));
+      }
     }
   } else {
     std::vector<histo::Dataset> datasets;
     for (const std::string& d : o.datasets) datasets.push_back(histo::dataset_from_name(d));
     if (datasets.empty()) datasets = histo::all_datasets();
-    std::vector<uint8_t> data(n);
-    for (histo::Dataset d : datasets) {
-      histo::generate(d, o.seed, data.data(), n);
-      report.print(bench.run(histo::dataset_name(d), data));
+    for (size_t n : sizes) {
+      std::vector<uint8_t> data(n);
+      for (histo::Dataset d : datasets) {
+        histo::generate(d, o.seed, data.data(), n);
+        report.print(bench.run(histo::dataset_name(d), data));
+      }
     }
   }
   if (gpu.available && !gpu.runnable) {
