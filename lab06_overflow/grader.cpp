@@ -3,6 +3,7 @@
 // kernel on the CPU with your helpers and prove no counter wraps. GPU tests compare every kernel
 // with the CPU reference on every dataset, awkward sizes and alignments, on inputs built to
 // overflow an 8-bit counter, and run the check and the merge on grids of one to three blocks.
+// Tests named "stretch: ..." grade the optional stretch kernel (histogram_merge_vec16).
 #include "lab06.h"
 
 #include "histo/catch_support.hpp"
@@ -143,6 +144,11 @@ histo::LaunchShape check_on(const uint8_t* d_in, size_t n, uint32_t* d_bins, cud
 template <unsigned grid>
 histo::LaunchShape merge_on(const uint8_t* d_in, size_t n, uint32_t* d_bins, cudaStream_t s) {
   return histogram_merge_on_grid(d_in, n, d_bins, grid, s);
+}
+template <unsigned grid>
+histo::LaunchShape merge_vec16_on(const uint8_t* d_in, size_t n, uint32_t* d_bins,
+                                  cudaStream_t s) {
+  return histogram_merge_vec16_on_grid(d_in, n, d_bins, grid, s);
 }
 
 // Inputs built to overflow an 8-bit counter, graded on `variant`: degenerate data and one value
@@ -427,4 +433,62 @@ TEST_CASE("histogram_capstone counts inputs past 2^31 bytes", "[gpu][large]") {
 }
 TEST_CASE("histogram_capstone survives the overflow-hunting inputs too", "[gpu]") {
   check_hunt("capstone");
+}
+TEST_CASE("histogram_capstone keeps two calls on two streams apart", "[gpu]") {
+  // The hazard: state shared between calls (a global scratch buffer, a counter left over from
+  // the last call). Two calls on different inputs, in flight together, must both be exact.
+  histo::require_gpu();
+  const uint64_t seed = histo::test_seed();
+  const size_t n = limited(size_t(48) << 20);
+  const std::vector<uint8_t> inputs[2] = {
+      histo::make_dataset(histo::Dataset::uniform, n, seed),
+      histo::make_dataset(histo::Dataset::text, n - 12345, seed + 1)};
+  const char* names[2] = {"uniform", "text"};
+  histo::DeviceInput d_first(inputs[0].data(), inputs[0].size(), 0);
+  histo::DeviceInput d_second(inputs[1].data(), inputs[1].size(), 3);
+  const uint8_t* d_in[2] = {d_first.get(), d_second.get()};
+  histo::GuardedBins<uint32_t> bins[2] = {histo::GuardedBins<uint32_t>(histo::kNumBins),
+                                          histo::GuardedBins<uint32_t>(histo::kNumBins)};
+  cudaStream_t streams[2];
+  for (cudaStream_t& s : streams) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  histo::LaunchShape shapes[2];
+  for (int round = 0; round < 3; ++round)  // the output must be overwritten each time, too
+    for (int k = 0; k < 2; ++k)
+      shapes[k] = histogram_capstone(d_in[k], inputs[k].size(), bins[k].get(), streams[k]);
+  for (cudaStream_t s : streams) CUDA_CHECK(cudaStreamSynchronize(s));
+  for (cudaStream_t s : streams) CUDA_CHECK(cudaStreamDestroy(s));
+  for (int k = 0; k < 2; ++k) {
+    const histo::CaseInfo info{"lab06", "capstone (two streams, 3 calls each)", names[k], seed,
+                               inputs[k].size(), size_t(k == 0 ? 0 : 3), shapes[k].describe()};
+    histo::check_report(histo::compare_bins(
+        histo::widen(histo::reference_histogram(inputs[k].data(), inputs[k].size())),
+        bins[k].fetch(), inputs[k].size(), info, bins[k].guard_problem()));
+  }
+}
+
+// ---- GPU: the stretch (optional; see the handout) -------------------------------------------
+
+TEST_CASE("stretch: histogram_merge_vec16 matches the CPU reference on every dataset",
+          "[gpu][stretch]") {
+  histo::check_byte_sweep(histo::find_variant(variants(), "merge_vec16"));
+}
+TEST_CASE("stretch: histogram_merge_vec16 rejects bad arguments and zeroes the output for n == 0",
+          "[gpu][stretch]") {
+  histo::check_bad_arguments(histo::find_variant(variants(), "merge_vec16"));
+}
+TEST_CASE("stretch: histogram_merge_vec16 counts inputs past 2^31 bytes", "[gpu][large][stretch]") {
+  histo::check_large_input(histo::find_variant(variants(), "merge_vec16"));
+}
+TEST_CASE("stretch: histogram_merge_vec16 survives inputs built to overflow an 8-bit counter",
+          "[gpu][stretch]") {
+  check_hunt("merge_vec16");
+}
+TEST_CASE("stretch: histogram_merge_vec16 is right on grids of one and three blocks",
+          "[gpu][stretch]") {
+  // The hazard: with few blocks every thread counts thousands of 16-byte vectors, so a merge
+  // that comes later than every 240 bytes wraps a counter even on small inputs.
+  check_on_small_grids(
+      {{"lab06", "merge_vec16 on 1 block", "stretch, grid 1", merge_vec16_on<1>},
+       {"lab06", "merge_vec16 on 3 blocks", "stretch, grid 3", merge_vec16_on<3>}});
+  CHECK_THROWS_AS(histogram_merge_vec16_on_grid(nullptr, 0, nullptr, 0), std::invalid_argument);
 }

@@ -47,7 +47,7 @@ static_assert(kSpillCount <= kCounterMax && (kTopBits & 0xFFu) == kSpillCount,
               "the check spills a counter when its top bit (value 128) sets: 128 fits in 8 bits");
 
 // ---- The capstone: 32 lane copies of a 32-bit histogram, shared atomics ---------------------
-inline constexpr unsigned kCapstoneBlockSize = 512;
+inline constexpr unsigned kCapstoneBlockSize = 1024;  // two blocks per SM; see the handout
 inline constexpr unsigned kLaneCopies = 32;  // copy c is used by lane c of every warp
 inline constexpr unsigned kVectorBytes = 16;  // one uint4 load
 inline constexpr unsigned kVectorsInFlight = 2;  // loads issued per thread before counting
@@ -57,6 +57,23 @@ static_assert(kCapstoneBlockSize % 32 == 0 && kCapstoneBlockSize >= histo::kNumB
 static_assert(kLaneCopies == 32, "copy = lane = bank: one copy per lane of a 32-lane warp");
 static_assert(kCapstoneSharedBytes <= 48 * 1024,
               "the 32 copies (32 KiB) must fit in static shared memory");
+// The capstone's final merge uses every thread: kMergeThreadsPerBin neighbouring threads (in one
+// warp) share a bin, each summing kCopiesPerMergeThread of its 32 copies.
+inline constexpr unsigned kMergeThreadsPerBin = kCapstoneBlockSize / histo::kNumBins;
+inline constexpr unsigned kCopiesPerMergeThread = kLaneCopies / kMergeThreadsPerBin;
+static_assert(kMergeThreadsPerBin * histo::kNumBins == kCapstoneBlockSize &&
+                  32 % kMergeThreadsPerBin == 0 && kLaneCopies % kMergeThreadsPerBin == 0,
+              "the merge gives each bin the same number of threads, all in one warp");
+
+// ---- Stretch (optional): the periodic merge fed 16-byte vectors ------------------------------
+// The same 64 x 64 packed layout and 64-thread blocks; each load brings 16 bytes (one uint4),
+// so a thread counts 16 bytes per load and merges every kVectorsPerMerge vectors.
+inline constexpr size_t kVectorsPerMerge = 15;
+static_assert(kVectorsPerMerge * kVectorBytes <= kCounterMax,
+              "stretch: between two merges a counter gains at most kVectorsPerMerge x 16 counts "
+              "(240), which must fit in 8 bits");
+static_assert(kBlockSize * kVectorsPerMerge * kVectorBytes <= 0xFFFFu,
+              "stretch: the merge adds 64 columns in 16-bit halves: 64 x 240 must fit in 16 bits");
 
 // ---- Helpers provided from lab05 --------------------------------------------------------------
 __host__ __device__ unsigned packed_row(unsigned value);       // value / 4
@@ -115,6 +132,13 @@ histo::LaunchShape histogram_check_on_grid(const uint8_t* d_in, size_t n, uint32
                                            unsigned grid, cudaStream_t stream = 0);
 histo::LaunchShape histogram_merge_on_grid(const uint8_t* d_in, size_t n, uint32_t* d_bins,
                                            unsigned grid, cudaStream_t stream = 0);
+
+// Stretch (optional): per-thread packed counters, 16-byte loads, periodic merge every
+// kVectorsPerMerge vectors, on a device-sized grid; the _on_grid twin runs it on `grid` blocks.
+histo::LaunchShape histogram_merge_vec16(const uint8_t* d_in, size_t n, uint32_t* d_bins,
+                                         cudaStream_t stream = 0);
+histo::LaunchShape histogram_merge_vec16_on_grid(const uint8_t* d_in, size_t n, uint32_t* d_bins,
+                                                 unsigned grid, cudaStream_t stream = 0);
 
 const std::vector<histo::Variant>& variants();
 

@@ -17,6 +17,9 @@ const std::vector<histo::Variant>& variants() {
       {"lab06", "capstone",
        "32 lane copies in shared memory (bank = lane), shared atomics, two 16-byte loads",
        histogram_capstone},
+      {"lab06", "merge_vec16",
+       "stretch: per-thread packed 8-bit counters, 16-byte loads, periodic merge every 15 vectors",
+       histogram_merge_vec16},
   };
   return list;
 }
