@@ -43,6 +43,9 @@
 #if defined(__SANITIZE_THREAD__)
 #define HISTO_SIM_TSAN 1
 #include <sanitizer/tsan_interface.h>
+// In the TSan runtime, not in its public header.
+extern "C" void __tsan_ignore_thread_begin();
+extern "C" void __tsan_ignore_thread_end();
 #endif
 #if defined(__SANITIZE_ADDRESS__)
 #define HISTO_SIM_ASAN 1
@@ -302,10 +305,10 @@ std::string where(const Fiber& f) {
     case State::exited: out << "returned from the kernel"; break;
     case State::runnable: out << "running"; break;
     case State::at_barrier:
-      out << "wait at __syncthreads() (" << base_name(f.file) << ":" << f.line << ")";
+      out << "waiting at __syncthreads() (" << base_name(f.file) << ":" << f.line << ")";
       break;
     case State::at_warp:
-      out << "wait in " << op_name(f.op) << " (" << base_name(f.file) << ":" << f.line << ")";
+      out << "waiting in " << op_name(f.op) << " (" << base_name(f.file) << ":" << f.line << ")";
       if (f.op != WarpOp::activemask) {
         out << " with mask 0x" << std::hex << f.mask << std::dec;
       }
@@ -320,7 +323,7 @@ std::string describe_block_state() {
   for (unsigned t = 0; t < g_threads; ++t) groups[where(g_fibers[t])].push_back(t);
   std::ostringstream out;
   for (const auto& [what, ids] : groups)
-    out << "\n    threads " << describe_threads(ids) << " " << what;
+    out << "\n    thread" << (ids.size() > 1 ? "s " : " ") << describe_threads(ids) << ": " << what;
   return out.str();
 }
 
