@@ -2,7 +2,7 @@
 # file with one test per case. Catch2 exits with 4 when every test it ran was skipped, which
 # CTest then reports as skipped (not passed), whatever Catch2 version is installed. A test case
 # that runs without a single assertion fails (--warn NoAssertions): every test must check something.
-foreach(var EXE OUT PREFIX LABELS TIMEOUT)
+foreach(var EXE OUT PREFIX LABELS TIMEOUT MODE WITH_CPU)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "CatchDiscover.cmake needs -D ${var}=...")
   endif()
@@ -40,14 +40,24 @@ if(NOT tagged EQUAL total)
 endif()
 
 set(content "# Generated from ${EXE}\n")
-foreach(kind gpu cpu)
+set(kinds gpu)
+if(WITH_CPU)
+  list(APPEND kinds cpu)
+endif()
+foreach(kind IN LISTS kinds)
   foreach(case IN LISTS ${kind}_cases)
     set(name "${PREFIX}: ${case}")
+    set(label ${kind})
+    if(kind STREQUAL "gpu" AND MODE STREQUAL "sim")
+      # The kernel tests of a simulator build: labelled sim, never counted as GPU passes.
+      set(name "${PREFIX}.sim: ${case}")
+      set(label sim)
+    endif()
     # As a Catch2 test spec, the name needs its commas and backslashes escaped.
     string(REPLACE "\\" "\\\\" spec "${case}")
     string(REPLACE "," "\\," spec "${spec}")
-    set(props "LABELS \"${labels};${kind}\" SKIP_RETURN_CODE 4 TIMEOUT ${TIMEOUT}")
-    if(kind STREQUAL "gpu")
+    set(props "LABELS \"${labels};${label}\" SKIP_RETURN_CODE 4 TIMEOUT ${TIMEOUT}")
+    if(label STREQUAL "gpu")
       # GPU tests never share the device with each other (timings, memory, sanitizers).
       string(APPEND props " RESOURCE_LOCK gpu")
     endif()

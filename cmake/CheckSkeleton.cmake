@@ -1,7 +1,9 @@
 # Skeleton integrity (cmake -P): the shipped skeleton must FAIL its grader and the solution must
-# PASS it, so no exercise ships pre-solved and no solution rots. Without a GPU the skeleton's
-# CPU-graded parts must already fail; its GPU tests are skipped.
-foreach(var LAB STUDENT SOLUTION STUDENT_SOURCE SOLUTION_SOURCE)
+# PASS it, so no exercise ships pre-solved and no solution rots. GRADERS lists
+# "student,solution" pairs separated by "|": the GPU graders and the CPU simulator's. Without a
+# GPU the GPU skeleton's CPU-graded parts must already fail (its GPU tests are skipped); in the
+# simulator every kernel runs, so the skeleton's kernels must fail there too.
+foreach(var LAB GRADERS STUDENT_SOURCE SOLUTION_SOURCE)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "CheckSkeleton.cmake needs -D ${var}=...")
   endif()
@@ -59,18 +61,26 @@ if(NOT student_kept STREQUAL solution_kept)
     "regions (${n_student} vs ${n_solution} kept lines); ${where}")
 endif()
 
-execute_process(COMMAND "${SOLUTION}" --warn NoAssertions --reporter compact
-  OUTPUT_VARIABLE sol_out ERROR_VARIABLE sol_out RESULT_VARIABLE sol_rc)
-if(NOT sol_rc EQUAL 0)
-  message(FATAL_ERROR "${LAB}: the SOLUTION fails its grader (exit ${sol_rc}):\n${sol_out}")
-endif()
+string(REPLACE "|" ";" pairs "${GRADERS}")
+foreach(pair IN LISTS pairs)
+  string(REPLACE "," ";" pair "${pair}")
+  list(GET pair 0 STUDENT)
+  list(GET pair 1 SOLUTION)
+  get_filename_component(kind "${SOLUTION}" NAME)
+  execute_process(COMMAND "${SOLUTION}" --warn NoAssertions --reporter compact
+    OUTPUT_VARIABLE sol_out ERROR_VARIABLE sol_out RESULT_VARIABLE sol_rc)
+  if(NOT sol_rc EQUAL 0)
+    message(FATAL_ERROR "${LAB}: the SOLUTION fails its grader ${kind} (exit ${sol_rc}):\n${sol_out}")
+  endif()
 
-execute_process(COMMAND "${STUDENT}" --reporter compact
-  OUTPUT_VARIABLE stu_out ERROR_VARIABLE stu_out RESULT_VARIABLE stu_rc)
-if(stu_rc EQUAL 0 OR stu_rc EQUAL 4)
-  message(FATAL_ERROR "${LAB}: the SKELETON passes its grader (exit ${stu_rc}); it must ship "
-    "unsolved, with CPU-graded parts that fail even without a GPU:\n${stu_out}")
-endif()
-string(REGEX MATCH "test cases:[^\n]*" sol_summary "${sol_out}")
-string(REGEX MATCH "test cases:[^\n]*" stu_summary "${stu_out}")
-message(STATUS "${LAB}: solution passes (${sol_summary}); skeleton fails as shipped (${stu_summary})")
+  execute_process(COMMAND "${STUDENT}" --reporter compact
+    OUTPUT_VARIABLE stu_out ERROR_VARIABLE stu_out RESULT_VARIABLE stu_rc)
+  if(stu_rc EQUAL 0 OR stu_rc EQUAL 4)
+    message(FATAL_ERROR "${LAB}: the SKELETON passes its grader ${kind} (exit ${stu_rc}); it must "
+      "ship unsolved, with CPU-graded parts that fail even without a GPU:\n${stu_out}")
+  endif()
+  string(REGEX MATCH "test cases:[^\n]*" sol_summary "${sol_out}")
+  string(REGEX MATCH "test cases:[^\n]*" stu_summary "${stu_out}")
+  message(STATUS "${LAB} (${kind}): solution passes (${sol_summary}); skeleton fails as shipped "
+    "(${stu_summary})")
+endforeach()

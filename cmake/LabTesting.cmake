@@ -5,16 +5,27 @@
 #   under solutions/<folder>/. Each side gets a library (labNN_student / labNN_solution) and a
 #   grader executable built from grader.cpp; every Catch2 test case becomes one CTest test named
 #   "labNN.<side>: <test case>" with labels labNN, <side> and cpu or gpu (from its [cpu] or
-#   [gpu] tag). With solutions on, "labNN.integrity" proves the skeleton fails its grader and
-#   the solution passes. PROBES: the lab also exports read-only probes (labNN::probes()).
+#   [gpu] tag). With HISTO_SIM the same sources are built for the CPU simulator as well
+#   (labNN_<side>_sim_grader): each [gpu] case becomes "labNN.<side>.sim: <test case>",
+#   labelled sim, never gpu. With solutions on, "labNN.integrity" proves the skeleton fails its
+#   grader and the solution passes, on the GPU and in the simulator. PROBES: the lab also
+#   exports read-only probes (labNN::probes()).
 
 set(HISTO_DISCOVER_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/CatchDiscover.cmake)
 set(HISTO_INTEGRITY_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/CheckSkeleton.cmake)
 # A hung kernel must fail its test rather than hang the suite.
 set(HISTO_TEST_TIMEOUT 300 CACHE STRING "Seconds before a grader test is killed")
 
-# Registers every test case of a Catch2 executable with CTest, once it is built.
-function(histo_add_catch_tests target prefix labels)
+# Registers every test case of a Catch2 executable with CTest, once it is built. mode gpu: [cpu]
+# and [gpu] cases as "<prefix>: <case>". mode sim (a simulator build of the same tests): [gpu]
+# cases as "<prefix>.sim: <case>" labelled sim; its [cpu] cases only when there is no GPU build
+# to register them.
+function(histo_add_catch_tests target prefix labels mode)
+  if(mode STREQUAL "sim" AND HISTO_GPU)
+    set(with_cpu OFF)
+  else()
+    set(with_cpu ON)
+  endif()
   set(ctest_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake)
   string(REPLACE ";" "," label_arg "${labels}")
   add_custom_command(TARGET ${target} POST_BUILD
@@ -24,6 +35,8 @@ function(histo_add_catch_tests target prefix labels)
       -D PREFIX=${prefix}
       -D LABELS=${label_arg}
       -D TIMEOUT=${HISTO_TEST_TIMEOUT}
+      -D MODE=${mode}
+      -D WITH_CPU=${with_cpu}
       -P ${HISTO_DISCOVER_SCRIPT}
     BYPRODUCTS ${ctest_file}
     VERBATIM)
@@ -54,22 +67,45 @@ function(histo_add_lab)
     set(solution_src ${PROJECT_SOURCE_DIR}/solutions/${folder}/${ARG_SOURCE})
   endif()
   foreach(side IN LISTS sides)
-    set(lib ${ARG_LAB}_${side})
-    add_library(${lib} STATIC ${${side}_src} ${ARG_SHARED})
-    target_include_directories(${lib} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-    target_link_libraries(${lib} PUBLIC histo_common)
-    set(grader ${ARG_LAB}_${side}_grader)
-    add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp)
-    target_link_libraries(${grader} PRIVATE ${lib} histo_grading)
-    target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
-    histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}")
+    if(HISTO_GPU)
+      set(lib ${ARG_LAB}_${side})
+      add_library(${lib} STATIC ${${side}_src} ${ARG_SHARED})
+      target_include_directories(${lib} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+      target_link_libraries(${lib} PUBLIC histo_common)
+      set(grader ${ARG_LAB}_${side}_grader)
+      add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp)
+      target_link_libraries(${grader} PRIVATE ${lib} histo_grading)
+      target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
+      histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}" gpu)
+    endif()
+    if(HISTO_SIM)
+      set(lib ${ARG_LAB}_${side}_sim)
+      histo_sim_sources(sim_sources ${${side}_src} ${ARG_SHARED})
+      add_library(${lib} STATIC ${sim_sources})
+      target_include_directories(${lib} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+      target_link_libraries(${lib} PUBLIC histo_common_sim)
+      set(grader ${ARG_LAB}_${side}_sim_grader)
+      add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp)
+      target_link_libraries(${grader} PRIVATE ${lib} histo_grading_sim)
+      target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
+      histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}" sim)
+    endif()
   endforeach()
   if(HISTO_BUILD_SOLUTIONS)
+    set(graders "")
+    if(HISTO_GPU)
+      list(APPEND graders
+        "$<TARGET_FILE:${ARG_LAB}_student_grader>,$<TARGET_FILE:${ARG_LAB}_solution_grader>")
+    endif()
+    if(HISTO_SIM)
+      list(APPEND graders
+        "$<TARGET_FILE:${ARG_LAB}_student_sim_grader>,$<TARGET_FILE:${ARG_LAB}_solution_sim_grader>")
+    endif()
+    string(REPLACE ";" "|" graders "${graders}")
     add_test(NAME ${ARG_LAB}.integrity
       COMMAND ${CMAKE_COMMAND}
         -D LAB=${ARG_LAB}
-        -D STUDENT=$<TARGET_FILE:${ARG_LAB}_student_grader>
-        -D SOLUTION=$<TARGET_FILE:${ARG_LAB}_solution_grader>
+        -D GRADERS=${graders}
         -D STUDENT_SOURCE=${student_src}
         -D SOLUTION_SOURCE=${solution_src}
         -P ${HISTO_INTEGRITY_SCRIPT})

@@ -89,7 +89,7 @@ TEST_CASE("histogram_segmented rejects bad arguments and zeroes the output for n
 TEST_CASE("the racy kernel loses counts: plain ++ is not atomic", "[gpu]") {
   // Not your code: a demonstration. 16 Mi bytes of one value means 65536 threads incrementing
   // the same counter; without atomics most increments overwrite each other.
-  histo::require_gpu();
+  histo::require_parallel_gpu("no increment can overwrite another");
   const size_t n = std::min<size_t>(size_t(16) << 20, histo::grading_size_limit());
   const auto data = histo::make_dataset(histo::Dataset::degenerate, n, histo::test_seed());
   histo::DeviceInput input(data.data(), n, 0);

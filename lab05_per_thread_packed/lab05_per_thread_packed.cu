@@ -19,6 +19,7 @@
 #include "lab05.h"
 
 #include "histo/cuda_check.hpp"
+#include "histo/kernel_launch.cuh"
 
 namespace lab05 {
 
@@ -123,7 +124,7 @@ histo::LaunchShape histogram_packed(const uint8_t* d_in, size_t n, uint32_t* d_b
   const histo::LaunchShape shape{packed_grid_size(n), kBlockSize,
                                  kSharedWords * sizeof(uint32_t)};
   histo::check_launch_shape(shape, "lab05 histogram_packed");
-  histogram_packed_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
+  histo::launch(histogram_packed_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

@@ -34,6 +34,7 @@
 #include "lab06.h"
 
 #include "histo/cuda_check.hpp"
+#include "histo/kernel_launch.cuh"
 
 #include <algorithm>
 #include <stdexcept>
@@ -299,7 +300,7 @@ histo::LaunchShape launch_unrolled(const uint8_t* d_in, size_t n, uint32_t* d_bi
   const size_t shared_words = kSharedWords + (Policy::kSpills ? histo::kNumBins : 0);
   const histo::LaunchShape shape{grid, kBlockSize, shared_words * sizeof(uint32_t)};
   histo::check_launch_shape(shape, who);
-  histogram_unrolled_kernel<Policy><<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
+  histo::launch(histogram_unrolled_kernel<Policy>, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -380,7 +381,7 @@ histo::LaunchShape histogram_capstone(const uint8_t* d_in, size_t n, uint32_t* d
       histo::ceil_div(vectors, kVectorsInFlight));
   const histo::LaunchShape shape{grid, kCapstoneBlockSize, kCapstoneSharedBytes};
   histo::check_launch_shape(shape, "lab06 histogram_capstone");
-  histogram_capstone_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
+  histo::launch(histogram_capstone_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

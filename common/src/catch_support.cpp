@@ -9,6 +9,12 @@
 
 namespace histo {
 
+void require_parallel_gpu(const char* why) {
+  if (kSimulator) SKIP("the CPU simulator runs one CUDA thread at a time, so " << why
+                       << ": this test runs on a GPU (the sim-tsan preset reports the race)");
+  require_gpu();
+}
+
 void require_gpu() {
   const GpuStatus& s = gpu_status();
   if (!s.available) SKIP("no usable GPU: " << s.reason);
@@ -20,6 +26,9 @@ void require_device_memory(size_t bytes) {
   size_t free_bytes = 0, total_bytes = 0;
   device_memory(&free_bytes, &total_bytes);
   const size_t headroom = size_t(256) << 20;
+  if (kSimulator && bytes + headroom > free_bytes)
+    SKIP("needs " << (bytes >> 20) << " MiB of device memory: too large for the CPU simulator "
+                  "(1 GiB, one thread at a time); this test runs on a GPU");
   if (free_bytes < bytes + headroom)
     SKIP("needs " << (bytes >> 20) << " MiB of device memory plus headroom; "
                   << gpu_status().name << " has " << (free_bytes >> 20) << " MiB free");

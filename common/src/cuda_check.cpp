@@ -1,5 +1,6 @@
 #include "histo/cuda_check.hpp"
 #include "histo/device_buffer.hpp"
+#include "histo/gpu.hpp"
 
 #include <sstream>
 
@@ -12,8 +13,9 @@ void throw_cuda_error(cudaError_t code, const char* call, const char* file, int 
   if (code == cudaErrorNoKernelImageForDevice || code == cudaErrorInvalidDeviceFunction)
     msg << ". This build has no code for this GPU: rebuild with its architecture in "
            "CMAKE_CUDA_ARCHITECTURES (see histo_doctor).";
-  if (code == cudaErrorIllegalAddress || code == cudaErrorMisalignedAddress ||
-      code == cudaErrorLaunchFailure)
+  // (The CPU simulator's launch failures carry their own explanation in the error string.)
+  if (!kSimulator && (code == cudaErrorIllegalAddress || code == cudaErrorMisalignedAddress ||
+                      code == cudaErrorLaunchFailure))
     msg << ". A kernel accessed memory it must not (check index bounds and vector-load "
            "alignment; compute-sanitizer names the line). The CUDA context is now unusable: "
            "later GPU calls in this process fail too.";

@@ -14,6 +14,7 @@
 #include "lab01.h"
 
 #include "histo/cuda_check.hpp"
+#include "histo/kernel_launch.cuh"
 #include "histo/reference.hpp"
 
 namespace lab01 {
@@ -69,7 +70,7 @@ histo::LaunchShape histogram_segmented(const uint8_t* d_in, size_t n, uint32_t* 
   if (n == 0) return {};
   const histo::LaunchShape shape{segmented_grid_size(n), kBlockSize, 0};
   histo::check_launch_shape(shape, "lab01 histogram_segmented");
-  histogram_segmented_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
+  histo::launch(histogram_segmented_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -82,7 +83,7 @@ histo::LaunchShape histogram_racy(const uint8_t* d_in, size_t n, uint32_t* d_bin
   const histo::LaunchShape shape{
       unsigned(histo::ceil_div(histo::ceil_div(n, kElementsPerThread), kBlockSize)), kBlockSize,
       0};
-  histogram_racy_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
+  histo::launch(histogram_racy_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

@@ -12,6 +12,10 @@ namespace histo {
 // too old). FAILs when a GPU is there but this build has no code for it: that needs a fix.
 void require_gpu();
 
+// require_gpu() for a test that needs threads really running at once (a race demonstration):
+// SKIPs in the CPU simulator, saying `why` it cannot show there.
+void require_parallel_gpu(const char* why);
+
 // SKIPs unless the device has `bytes` free (with headroom), saying how much it has.
 void require_device_memory(size_t bytes);
 

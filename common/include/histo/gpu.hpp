@@ -8,6 +8,14 @@
 
 namespace histo {
 
+// True when this code was compiled for the CPU simulator (sim/): kernels run on the CPU, one
+// CUDA thread at a time, so a race cannot lose counts and nothing is timed meaningfully.
+#ifdef HISTO_SIM
+inline constexpr bool kSimulator = true;
+#else
+inline constexpr bool kSimulator = false;
+#endif
+
 struct GpuStatus {
   bool available = false;   // a device and a driver that the runtime accepts
   bool runnable = false;    // and this build has kernels that run on it

@@ -1,0 +1,695 @@
+// The simulated device: runs a kernel's grid on the CPU with CUDA semantics.
+//
+// Protocol. Launches are handed to one "device" OS thread and run to completion before the
+// launch returns (so every stream is trivially in order). The device thread runs the grid's
+// blocks one after another. Each CUDA thread of a block is a fiber (ucontext) with its own
+// stack; a fiber runs until it blocks: at __syncthreads(), at a warp-collective intrinsic, or by
+// returning. When no fiber can run, the scheduler resolves what it can:
+//   1. warp collectives: a lane waits until every lane its mask names waits at the same kind of
+//      collective with the same mask (__activemask: the lanes that wait at that same line);
+//   2. the block barrier: when every thread of the block waits at __syncthreads on one line;
+//   3. otherwise nothing can ever move again: a deadlock or a divergent barrier. The launch
+//      fails with a sentence naming the block, the threads and the source lines.
+// __shared__ arrays are thread_local on the device thread (one block at a time shares them);
+// before every block their whole TLS block is poisoned, and so is the dynamic shared memory,
+// so a kernel that reads shared memory it never wrote counts garbage, as on a GPU.
+//
+// ThreadSanitizer (preset sim-tsan): each CUDA thread is a TSan fiber, switched without
+// implied synchronization; happens-before edges exist only where CUDA gives them: a launch
+// (host -> kernel), __syncthreads (all threads of the block), __syncwarp, the end of a launch
+// (kernel -> host), atomics. A missing barrier is then a reported data race. Blocks run in
+// order, so the scheduler orders one block before the next: races only between blocks are
+// not reported.
+#include <cuda_runtime.h>
+
+#include "internal.hpp"
+
+#include <link.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__SANITIZE_THREAD__)
+#define HISTO_SIM_TSAN 1
+#include <sanitizer/tsan_interface.h>
+// In the TSan runtime, not in its public header.
+extern "C" void __tsan_ignore_thread_begin();
+extern "C" void __tsan_ignore_thread_end();
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define HISTO_SIM_ASAN 1
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+// Switching fibers. On x86-64 a few instructions save the callee-saved registers and swap
+// stacks (swapcontext also saves the signal mask, a system call per switch, which made the
+// warp-heavy kernels several times slower); elsewhere ucontext does it.
+#if defined(__x86_64__)
+#define HISTO_SIM_ASM_SWITCH 1
+extern "C" void histo_sim_switch(void** save_sp, void* load_sp);
+asm(R"(
+  .text
+  .globl histo_sim_switch
+  .type histo_sim_switch, @function
+histo_sim_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size histo_sim_switch, .-histo_sim_switch
+  .section .note.GNU-stack,"",@progbits
+  .text
+)");
+#endif
+
+namespace histo_sim {
+
+ThreadView* g_current = nullptr;
+uint3 g_block_idx{0, 0, 0};
+dim3 g_block_dim{1, 1, 1};
+dim3 g_grid_dim{1, 1, 1};
+unsigned char* g_dynamic_shared = nullptr;
+
+namespace {
+
+// TSan bookkeeping: the scheduler's own records are not the kernel's memory.
+struct IgnoreAccesses {
+#ifdef HISTO_SIM_TSAN
+  IgnoreAccesses() { __tsan_ignore_thread_begin(); }
+  ~IgnoreAccesses() { __tsan_ignore_thread_end(); }
+#endif
+};
+
+// Addresses that stand for CUDA's synchronization points in TSan's happens-before graph.
+char g_launch_sync, g_block_sync, g_barrier_sync, g_warp_sync[32];
+void hb_release(void* addr) {
+#ifdef HISTO_SIM_TSAN
+  __tsan_release(addr);
+#else
+  (void)addr;
+#endif
+}
+void hb_acquire(void* addr) {
+#ifdef HISTO_SIM_TSAN
+  __tsan_acquire(addr);
+#else
+  (void)addr;
+#endif
+}
+
+enum class State { runnable, at_barrier, at_warp, exited };
+
+struct Fiber {
+  ThreadView view{};
+  unsigned linear = 0;
+  ucontext_t context{};
+  void* sp = nullptr;  // saved stack pointer (assembly switch)
+  char* stack = nullptr;
+  size_t stack_bytes = 0;
+  void* tsan_fiber = nullptr;
+  void* asan_fake_stack = nullptr;
+  State state = State::exited;
+  // Where it waits.
+  const char* file = nullptr;
+  int line = 0;
+  // Its warp collective, while state == at_warp.
+  WarpOp op = WarpOp::ballot;
+  unsigned mask = 0;
+  uint64_t value = 0;
+  int arg = 0;
+  int width = 32;
+  uint64_t result = 0;
+};
+
+#if defined(HISTO_SIM_TSAN) || defined(HISTO_SIM_ASAN)
+constexpr size_t kStackBytes = size_t(512) << 10;  // instrumented frames are larger
+#else
+constexpr size_t kStackBytes = size_t(128) << 10;
+#endif
+
+// ---- State of the running launch (device thread only) ---------------------------------------
+ucontext_t g_scheduler_context;
+void* g_scheduler_sp = nullptr;
+void* g_scheduler_tsan = nullptr;
+const void* g_scheduler_stack_bottom = nullptr;
+size_t g_scheduler_stack_size = 0;
+std::vector<Fiber> g_fibers;
+unsigned g_threads = 0;  // threads per block of the running launch
+ThreadBody g_body = nullptr;
+void* g_closure = nullptr;
+bool g_abandoned = false;  // fibers left mid-kernel by a failed block: their contexts are reset
+std::vector<unsigned char> g_dynamic_buffer;
+
+constexpr unsigned char kPoison = 0xA5;
+
+[[noreturn]] void fiber_entry();
+
+void reset_fiber(Fiber& f) {
+  if (!f.stack) {
+    f.stack_bytes = kStackBytes;
+    void* mem = mmap(nullptr, f.stack_bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) throw std::bad_alloc();
+    f.stack = static_cast<char*>(mem);
+  }
+#ifdef HISTO_SIM_TSAN
+  if (f.tsan_fiber) __tsan_destroy_fiber(f.tsan_fiber);
+  f.tsan_fiber = __tsan_create_fiber(0);
+#endif
+#ifdef HISTO_SIM_ASM_SWITCH
+  // The first switch "returns" into fiber_entry as if it had been called: six zero registers,
+  // then its address, then a null return address, with the ABI's 16-byte alignment at entry.
+  auto* top = reinterpret_cast<void**>(f.stack + f.stack_bytes);
+  *--top = nullptr;
+  *--top = reinterpret_cast<void*>(&fiber_entry);
+  for (int i = 0; i < 6; ++i) *--top = nullptr;
+  f.sp = top;
+#else
+  getcontext(&f.context);
+  f.context.uc_stack.ss_sp = f.stack;
+  f.context.uc_stack.ss_size = f.stack_bytes;
+  f.context.uc_link = nullptr;
+  makecontext(&f.context, fiber_entry, 0);
+#endif
+}
+
+Fiber* g_running = nullptr;  // the fiber switched to last
+Fiber& current_fiber() { return *g_running; }
+
+void switch_to(Fiber& f) {
+  g_current = &f.view;
+  g_running = &f;
+#ifdef HISTO_SIM_TSAN
+  __tsan_switch_to_fiber(f.tsan_fiber, __tsan_switch_to_fiber_no_sync);
+#endif
+#ifdef HISTO_SIM_ASAN
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, f.stack, f.stack_bytes);
+#endif
+#ifdef HISTO_SIM_ASM_SWITCH
+  histo_sim_switch(&g_scheduler_sp, f.sp);
+#else
+  swapcontext(&g_scheduler_context, &f.context);
+#endif
+#ifdef HISTO_SIM_ASAN
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+  g_current = nullptr;
+  g_running = nullptr;
+}
+
+// From a fiber back to the scheduler; returns when the scheduler resumes this fiber.
+void yield_to_scheduler(Fiber& f) {
+#ifdef HISTO_SIM_TSAN
+  __tsan_switch_to_fiber(g_scheduler_tsan, __tsan_switch_to_fiber_no_sync);
+#endif
+#ifdef HISTO_SIM_ASAN
+  __sanitizer_start_switch_fiber(f.state == State::exited ? nullptr : &f.asan_fake_stack,
+                                 g_scheduler_stack_bottom, g_scheduler_stack_size);
+#endif
+#ifdef HISTO_SIM_ASM_SWITCH
+  histo_sim_switch(&f.sp, g_scheduler_sp);
+#else
+  swapcontext(&f.context, &g_scheduler_context);
+#endif
+#ifdef HISTO_SIM_ASAN
+  __sanitizer_finish_switch_fiber(f.asan_fake_stack, &g_scheduler_stack_bottom,
+                                  &g_scheduler_stack_size);
+#endif
+}
+
+[[noreturn]] void fiber_entry() {
+#ifdef HISTO_SIM_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, &g_scheduler_stack_bottom, &g_scheduler_stack_size);
+#endif
+  for (;;) {
+    Fiber& f = current_fiber();
+    hb_acquire(&g_launch_sync);
+    g_body(g_closure);
+    hb_release(&g_block_sync);
+    {
+      IgnoreAccesses ignore;
+      f.state = State::exited;
+    }
+    yield_to_scheduler(f);
+  }
+}
+
+// ---- Describing thread sets in reports --------------------------------------------------------
+std::string describe_threads(const std::vector<unsigned>& ids) {
+  std::ostringstream out;
+  size_t shown = 0;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (shown++) out << ", ";
+    if (shown > 6) {
+      out << "...";
+      break;
+    }
+    out << ids[i];
+    if (j > i) out << "-" << ids[j];
+    i = j + 1;
+  }
+  return out.str();
+}
+
+const char* op_name(WarpOp op) {
+  switch (op) {
+    case WarpOp::ballot: return "__ballot_sync";
+    case WarpOp::any: return "__any_sync";
+    case WarpOp::all: return "__all_sync";
+    case WarpOp::match_any: return "__match_any_sync";
+    case WarpOp::match_all: return "__match_all_sync";
+    case WarpOp::shfl: return "__shfl_sync";
+    case WarpOp::shfl_up: return "__shfl_up_sync";
+    case WarpOp::shfl_down: return "__shfl_down_sync";
+    case WarpOp::shfl_xor: return "__shfl_xor_sync";
+    case WarpOp::syncwarp: return "__syncwarp";
+    case WarpOp::activemask: return "__activemask";
+  }
+  return "a warp intrinsic";
+}
+
+std::string base_name(const char* file) {
+  std::string s = file ? file : "?";
+  const size_t slash = s.find_last_of('/');
+  return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+
+std::string where(const Fiber& f) {
+  std::ostringstream out;
+  switch (f.state) {
+    case State::exited: out << "returned from the kernel"; break;
+    case State::runnable: out << "running"; break;
+    case State::at_barrier:
+      out << "waiting at __syncthreads() (" << base_name(f.file) << ":" << f.line << ")";
+      break;
+    case State::at_warp:
+      out << "waiting in " << op_name(f.op) << " (" << base_name(f.file) << ":" << f.line << ")";
+      if (f.op != WarpOp::activemask) {
+        out << " with mask 0x" << std::hex << f.mask << std::dec;
+      }
+      break;
+  }
+  return out.str();
+}
+
+// Threads grouped by what they are doing, for a deadlock report.
+std::string describe_block_state() {
+  std::map<std::string, std::vector<unsigned>> groups;
+  for (unsigned t = 0; t < g_threads; ++t) groups[where(g_fibers[t])].push_back(t);
+  std::ostringstream out;
+  for (const auto& [what, ids] : groups)
+    out << "\n    thread" << (ids.size() > 1 ? "s " : " ") << describe_threads(ids) << ": " << what;
+  return out.str();
+}
+
+struct LaunchFailure {
+  std::string message;
+};
+
+[[noreturn]] void fail_block(const std::string& headline, const std::string& cause) {
+  std::ostringstream out;
+  out << "CPU simulator: block (" << g_block_idx.x << "," << g_block_idx.y << "," << g_block_idx.z
+      << ") of grid " << g_grid_dim.x << " x block " << g_block_dim.x << ": " << headline << ":"
+      << describe_block_state() << "\n  " << cause;
+  throw LaunchFailure{out.str()};
+}
+
+// ---- Warp collectives --------------------------------------------------------------------------
+uint64_t collective_result(const Fiber& f, const Fiber* warp, unsigned members) {
+  const unsigned lane = f.view.lane;
+  switch (f.op) {
+    case WarpOp::ballot: {
+      uint64_t bits = 0;
+      for (unsigned j = 0; j < 32; ++j)
+        if ((members >> j & 1u) && warp[j].value) bits |= 1u << j;
+      return bits;
+    }
+    case WarpOp::any:
+    case WarpOp::all: {
+      bool any = false, all = true;
+      for (unsigned j = 0; j < 32; ++j)
+        if (members >> j & 1u) {
+          any = any || warp[j].value;
+          all = all && warp[j].value;
+        }
+      return f.op == WarpOp::any ? any : all;
+    }
+    case WarpOp::match_any: {
+      uint64_t bits = 0;
+      for (unsigned j = 0; j < 32; ++j)
+        if ((members >> j & 1u) && warp[j].value == f.value) bits |= 1u << j;
+      return bits;
+    }
+    case WarpOp::match_all: {
+      for (unsigned j = 0; j < 32; ++j)
+        if ((members >> j & 1u) && warp[j].value != f.value) return 0;
+      return members;
+    }
+    case WarpOp::shfl:
+    case WarpOp::shfl_up:
+    case WarpOp::shfl_down:
+    case WarpOp::shfl_xor: {
+      const int width = f.width;
+      const int base = int(lane) & ~(width - 1);
+      const int in_segment = int(lane) - base;
+      int src = int(lane);
+      if (f.op == WarpOp::shfl) src = base + (f.arg & (width - 1));
+      if (f.op == WarpOp::shfl_up && in_segment - f.arg >= 0) src = int(lane) - f.arg;
+      if (f.op == WarpOp::shfl_down && in_segment + f.arg < width) src = int(lane) + f.arg;
+      if (f.op == WarpOp::shfl_xor && ((in_segment ^ f.arg) < width)) src = base + (in_segment ^ f.arg);
+      // Reading a lane outside the mask is undefined on a GPU: the simulator returns the
+      // caller's own value.
+      if (src < 0 || src > 31 || !(members >> src & 1u)) return f.value;
+      return warp[src].value;
+    }
+    case WarpOp::syncwarp: return 0;
+    case WarpOp::activemask: return members;
+  }
+  return 0;
+}
+
+// Resolves every warp collective that can complete now; true when one did.
+bool resolve_warps() {
+  bool progress = false;
+  for (unsigned first = 0; first < g_threads; first += 32) {
+    Fiber* warp = &g_fibers[first];
+    const unsigned lanes = std::min(32u, g_threads - first);
+    // __activemask: the lanes waiting at the same line.
+    for (unsigned i = 0; i < lanes; ++i) {
+      Fiber& f = warp[i];
+      if (f.state != State::at_warp || f.op != WarpOp::activemask) continue;
+      unsigned members = 0;
+      for (unsigned j = 0; j < lanes; ++j)
+        if (warp[j].state == State::at_warp && warp[j].op == WarpOp::activemask &&
+            warp[j].line == f.line && warp[j].file == f.file)
+          members |= 1u << j;
+      for (unsigned j = 0; j < lanes; ++j)
+        if (members >> j & 1u) {
+          warp[j].result = members;
+          warp[j].state = State::runnable;
+        }
+      progress = true;
+    }
+    // Explicit masks: complete when every named lane waits with the same op and mask.
+    for (unsigned i = 0; i < lanes; ++i) {
+      Fiber& f = warp[i];
+      if (f.state != State::at_warp) continue;
+      if (!(f.mask >> i & 1u))
+        fail_block(std::string("a lane called ") + op_name(f.op) + " with a mask without itself",
+                   "thread " + std::to_string(f.linear) + " (lane " + std::to_string(i) +
+                       ") is not in its own mask: on a GPU that is undefined behaviour. Build "
+                       "the mask from the lanes that really take part (e.g. __ballot_sync).");
+      if (lanes < 32 && (f.mask >> lanes) != 0) {
+        std::ostringstream why;
+        why << "the mask 0x" << std::hex << f.mask << std::dec << " names lanes past the block's "
+            << g_threads << " threads";
+        fail_block(std::string("a warp collective names lanes that do not exist"), why.str());
+      }
+      bool ready = true;
+      for (unsigned j = 0; j < lanes && ready; ++j)
+        if (f.mask >> j & 1u)
+          ready = warp[j].state == State::at_warp && warp[j].op == f.op && warp[j].mask == f.mask;
+      if (!ready) continue;
+      for (unsigned j = 0; j < lanes; ++j)
+        if (f.mask >> j & 1u) warp[j].result = collective_result(warp[j], warp, f.mask);
+      for (unsigned j = 0; j < lanes; ++j)
+        if (f.mask >> j & 1u) warp[j].state = State::runnable;
+      progress = true;
+    }
+  }
+  return progress;
+}
+
+// Explains why nothing can move: a lane a collective waits for has left or waits elsewhere, or
+// the block's threads wait at different barriers, or some returned before a barrier.
+[[noreturn]] void fail_stuck_block() {
+  for (unsigned t = 0; t < g_threads; ++t) {
+    const Fiber& f = g_fibers[t];
+    if (f.state != State::at_warp) continue;
+    const unsigned first = t - f.view.lane;
+    for (unsigned j = 0; j < 32 && first + j < g_threads; ++j) {
+      if (!(f.mask >> j & 1u)) continue;
+      const Fiber& other = g_fibers[first + j];
+      if (other.state == State::exited)
+        fail_block(std::string(op_name(f.op)) + " waits for a lane that has returned",
+                   "thread " + std::to_string(f.linear) + " names lane " + std::to_string(j) +
+                       " (thread " + std::to_string(other.linear) +
+                       ") in its mask, but that lane left the kernel: every lane a mask names "
+                       "must reach the same intrinsic.");
+      if (other.state != State::at_warp || other.op != f.op || other.mask != f.mask)
+        fail_block(std::string("lanes of a warp disagree at ") + op_name(f.op),
+                   "every lane that a mask names must call the same intrinsic with the same "
+                   "mask; look for a branch or loop bound that differs between lanes.");
+    }
+  }
+  fail_block("the block's threads cannot all reach the same barrier",
+             "__syncthreads() must be reached by every thread of the block, at the same line: "
+             "a thread that returns early or skips a barrier inside an if (or a loop with a "
+             "per-thread trip count) leaves the others waiting forever (a hang or undefined "
+             "behaviour on a GPU).");
+}
+
+void poison_shared_memory() {
+  // The device thread's TLS block of the executable holds every __shared__ array.
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void*) -> int {
+        if (info->dlpi_name && info->dlpi_name[0]) return 0;  // the executable comes first
+        for (int i = 0; i < info->dlpi_phnum; ++i)
+          if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data)
+            std::memset(info->dlpi_tls_data, kPoison, info->dlpi_phdr[i].p_memsz);
+        return 1;
+      },
+      nullptr);
+  if (!g_dynamic_buffer.empty()) std::memset(g_dynamic_buffer.data(), kPoison, g_dynamic_buffer.size());
+}
+
+void run_block() {
+  IgnoreAccesses ignore;
+  poison_shared_memory();
+  if (g_abandoned) {
+    for (unsigned t = 0; t < g_fibers.size(); ++t) reset_fiber(g_fibers[t]);
+    g_abandoned = false;
+  }
+  for (unsigned t = 0; t < g_threads; ++t) g_fibers[t].state = State::runnable;
+  hb_release(&g_launch_sync);
+  g_abandoned = true;  // until the block completes
+  for (;;) {
+    bool ran = false;
+    for (unsigned t = 0; t < g_threads; ++t)
+      if (g_fibers[t].state == State::runnable) {
+        switch_to(g_fibers[t]);
+        ran = true;
+      }
+    if (ran) continue;
+    if (resolve_warps()) continue;
+    unsigned waiting = 0, exited = 0;
+    const Fiber* first_waiting = nullptr;
+    bool same_line = true;
+    for (unsigned t = 0; t < g_threads; ++t) {
+      const Fiber& f = g_fibers[t];
+      if (f.state == State::exited) {
+        ++exited;
+      } else if (f.state == State::at_barrier) {
+        if (!first_waiting) first_waiting = &f;
+        same_line = same_line && f.line == first_waiting->line && f.file == first_waiting->file;
+        ++waiting;
+      }
+    }
+    if (exited == g_threads) break;
+    if (waiting == g_threads && same_line) {
+      for (unsigned t = 0; t < g_threads; ++t) g_fibers[t].state = State::runnable;
+      continue;
+    }
+    fail_stuck_block();
+  }
+  hb_acquire(&g_block_sync);
+  g_abandoned = false;
+}
+
+}  // namespace
+
+// ---- Called by kernel code ----------------------------------------------------------------------
+void syncthreads(const char* file, int line) {
+  Fiber& f = current_fiber();
+  {
+    IgnoreAccesses ignore;
+    f.state = State::at_barrier;
+    f.file = file;
+    f.line = line;
+  }
+  hb_release(&g_barrier_sync);
+  yield_to_scheduler(f);
+  hb_acquire(&g_barrier_sync);
+}
+
+uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int width,
+                         const char* file, int line) {
+  if (!g_current) {
+    std::fprintf(stderr, "CPU simulator: %s called outside a kernel (%s:%d)\n", op_name(op), file, line);
+    std::abort();
+  }
+  Fiber& f = current_fiber();
+  {
+    IgnoreAccesses ignore;
+    f.state = State::at_warp;
+    f.op = op;
+    f.mask = mask;
+    f.value = value;
+    f.arg = arg;
+    f.width = (width > 0 && width <= 32 && (width & (width - 1)) == 0) ? width : 32;
+    f.file = file;
+    f.line = line;
+  }
+  if (op == WarpOp::syncwarp) hb_release(&g_warp_sync[(f.linear / 32) % 32]);
+  yield_to_scheduler(f);
+  if (op == WarpOp::syncwarp) hb_acquire(&g_warp_sync[(f.linear / 32) % 32]);
+  IgnoreAccesses ignore;
+  return f.result;
+}
+
+// ---- The device thread and launches ------------------------------------------------------------
+namespace {
+
+struct Job {
+  std::function<void()> work;
+  bool done = false;
+};
+
+class DeviceThread {
+ public:
+  DeviceThread() : thread_([this] { loop(); }) {}
+  ~DeviceThread() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  void run(const std::function<void()>& work) {
+    Job job{work};
+    std::unique_lock<std::mutex> lock(mutex_);
+    job_ = &job;
+    wake_.notify_all();
+    done_.wait(lock, [&] { return job.done; });
+  }
+
+ private:
+  void loop() {
+#ifdef HISTO_SIM_TSAN
+    g_scheduler_tsan = __tsan_get_current_fiber();
+#endif
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stop_ || job_; });
+      if (stop_) return;
+      job_->work();
+      job_->done = true;
+      job_ = nullptr;
+      done_.notify_all();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  Job* job_ = nullptr;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+DeviceThread& device_thread() {
+  static DeviceThread device;
+  return device;
+}
+
+}  // namespace
+
+void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
+            ThreadBody body, void* closure) {
+  (void)kernel;
+  const uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  const uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  if (threads == 0 || threads > 1024 || blocks == 0 || grid.x > 0x7FFFFFFFu || grid.y > 65535 ||
+      grid.z > 65535 || block.z > 64) {
+    std::ostringstream why;
+    why << "CPU simulator: invalid launch configuration: grid " << grid.x << " x " << grid.y
+        << " x " << grid.z << ", block " << block.x << " x " << block.y << " x " << block.z
+        << " (a block holds 1..1024 threads; a grid needs at least one block)";
+    set_launch_error(cudaErrorInvalidConfiguration, why.str());
+    return;
+  }
+  if (dynamic_shared > dynamic_shared_limit(kernel)) {
+    std::ostringstream why;
+    why << "CPU simulator: the launch asks for " << dynamic_shared
+        << " B of dynamic shared memory; this kernel may use " << dynamic_shared_limit(kernel)
+        << " B (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ...) "
+           "raises the limit up to the device's opt-in maximum)";
+    set_launch_error(cudaErrorInvalidValue, why.str());
+    return;
+  }
+  if (!stream_is_valid(stream)) {
+    set_launch_error(cudaErrorInvalidResourceHandle, "CPU simulator: launch on a destroyed stream");
+    return;
+  }
+  std::string failure;
+  device_thread().run([&] {
+    IgnoreAccesses ignore;
+    g_grid_dim = grid;
+    g_block_dim = block;
+    g_threads = unsigned(threads);
+    g_body = body;
+    g_closure = closure;
+    g_dynamic_buffer.assign(dynamic_shared, kPoison);
+    g_dynamic_shared = g_dynamic_buffer.empty() ? nullptr : g_dynamic_buffer.data();
+    while (g_fibers.size() < threads) {
+      g_fibers.emplace_back();
+      reset_fiber(g_fibers.back());
+    }
+    for (unsigned t = 0; t < g_threads; ++t) {
+      Fiber& f = g_fibers[t];
+      f.linear = t;
+      f.view.thread_idx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+      f.view.lane = t % 32;
+    }
+    try {
+      for (unsigned z = 0; z < grid.z; ++z)
+        for (unsigned y = 0; y < grid.y; ++y)
+          for (unsigned x = 0; x < grid.x; ++x) {
+            g_block_idx = uint3{x, y, z};
+            run_block();
+          }
+    } catch (const LaunchFailure& f) {
+      failure = f.message;
+    }
+  });
+  if (!failure.empty()) {
+    std::fprintf(stderr, "%s\n", failure.c_str());
+    set_launch_error(cudaErrorLaunchFailure, failure);
+  }
+}
+
+}  // namespace histo_sim

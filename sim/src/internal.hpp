@@ -1,0 +1,20 @@
+// Shared between the simulator's runtime API (runtime.cpp) and its scheduler (device.cpp).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+namespace histo_sim {
+
+// Records an error for cudaGetLastError and the next synchronizing call; `detail` becomes the
+// error's cudaGetErrorString text, so CUDA_CHECK's message carries it.
+void set_launch_error(cudaError_t code, const std::string& detail);
+
+// Dynamic shared memory a kernel may use: 48 KiB, or what cudaFuncSetAttribute allowed.
+size_t dynamic_shared_limit(const void* kernel);
+
+// False for a stream that was destroyed (or never created).
+bool stream_is_valid(cudaStream_t stream);
+
+}  // namespace histo_sim

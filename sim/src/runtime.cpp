@@ -1,0 +1,385 @@
+// The CPU simulator's CUDA runtime API: what the launchers, graders and tools call, on host
+// memory. The simulated device is small on purpose (2 SMs, 1 GiB), so grids stay small enough
+// to run on a CPU and a test that needs gigabytes is skipped with a reason instead of crawling.
+#include <cuda_runtime.h>
+
+#include "internal.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+#include <set>
+#include <string>
+
+struct CUstream_st {
+  unsigned flags = 0;
+};
+struct CUevent_st {
+  std::chrono::steady_clock::time_point time;
+  bool recorded = false;
+};
+
+namespace histo_sim {
+namespace {
+
+constexpr int kSmCount = 2;
+constexpr size_t kGlobalBytes = size_t(1) << 30;
+constexpr size_t kSharedPerBlock = 48 * 1024;
+constexpr size_t kSharedOptin = 227 * 1024;
+constexpr size_t kSharedPerSm = 228 * 1024;
+constexpr int kMaxThreadsPerSm = 2048;
+constexpr size_t kAlignment = 256;  // cudaMalloc's alignment
+
+std::mutex g_mutex;
+std::map<uintptr_t, size_t> g_device;  // device allocations: start -> bytes
+std::set<uintptr_t> g_pinned;          // cudaMallocHost allocations
+std::map<uintptr_t, size_t> g_pinned_bytes;
+size_t g_device_used = 0;
+std::set<CUstream_st*> g_streams;
+std::map<const void*, size_t> g_dynamic_limits;
+cudaError_t g_pending = cudaSuccess;  // reported by cudaGetLastError and synchronizing calls
+std::map<int, std::string> g_detail;  // the latest detail per error code
+
+// The allocation that contains p, or g_device.end().
+std::map<uintptr_t, size_t>::const_iterator find_device(const void* p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  auto it = g_device.upper_bound(a);
+  if (it == g_device.begin()) return g_device.end();
+  --it;
+  return a < it->first + std::max<size_t>(it->second, 1) ? it : g_device.end();
+}
+
+cudaError_t fail(cudaError_t code, const std::string& detail) {
+  g_detail[code] = detail;
+  return code;
+}
+
+cudaError_t take_pending() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const cudaError_t e = g_pending;
+  return e;
+}
+
+}  // namespace
+
+void set_launch_error(cudaError_t code, const std::string& detail) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_detail[code] = detail;
+  if (g_pending == cudaSuccess) g_pending = code;
+}
+
+size_t dynamic_shared_limit(const void* kernel) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto it = g_dynamic_limits.find(kernel);
+  return it == g_dynamic_limits.end() ? kSharedPerBlock : it->second;
+}
+
+bool stream_is_valid(cudaStream_t stream) {
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return true;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_streams.count(stream) != 0;
+}
+
+}  // namespace histo_sim
+
+using namespace histo_sim;
+
+// ---- Memory -------------------------------------------------------------------------------------
+cudaError_t cudaMalloc(void** ptr, size_t bytes) {
+  if (!ptr) return cudaErrorInvalidValue;
+  *ptr = nullptr;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (bytes > kGlobalBytes - g_device_used)
+    return fail(cudaErrorMemoryAllocation,
+                "out of memory: the CPU simulator's device has " +
+                    std::to_string((kGlobalBytes - g_device_used) >> 20) + " MiB free of " +
+                    std::to_string(kGlobalBytes >> 20) + " MiB");
+  const size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded);
+  if (!p) return fail(cudaErrorMemoryAllocation, "out of memory: the host could not allocate it");
+  // Fresh device memory holds whatever was there before: never zero, as on a GPU.
+  std::memset(p, 0xCD, rounded);
+  g_device[reinterpret_cast<uintptr_t>(p)] = bytes;
+  g_device_used += rounded;
+  *ptr = p;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* ptr) {
+  if (!ptr) return cudaSuccess;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto it = g_device.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == g_device.end())
+    return fail(cudaErrorInvalidValue, "cudaFree of a pointer cudaMalloc did not return");
+  g_device_used -= (std::max<size_t>(it->second, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  g_device.erase(it);
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t bytes) {
+  if (!ptr) return cudaErrorInvalidValue;
+  *ptr = std::aligned_alloc(kAlignment, (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
+  if (!*ptr) return cudaErrorMemoryAllocation;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_pinned.insert(reinterpret_cast<uintptr_t>(*ptr));
+  g_pinned_bytes[reinterpret_cast<uintptr_t>(*ptr)] = bytes;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  if (!ptr) return cudaSuccess;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_pinned.erase(reinterpret_cast<uintptr_t>(ptr))) return cudaErrorInvalidValue;
+  g_pinned_bytes.erase(reinterpret_cast<uintptr_t>(ptr));
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
+  if (bytes && !ptr) return cudaErrorInvalidValue;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const auto it = find_device(ptr);
+    if (bytes && (it == g_device.end() ||
+                  reinterpret_cast<uintptr_t>(ptr) + bytes > it->first + it->second))
+      return fail(cudaErrorInvalidValue,
+                  "cudaMemset of " + std::to_string(bytes) +
+                      " bytes outside any device allocation (or past its end)");
+  }
+  if (bytes) std::memset(ptr, value, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t stream) {
+  if (!stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
+  return cudaMemset(ptr, value, bytes);
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  if (bytes && (!dst || !src)) return cudaErrorInvalidValue;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const bool dst_device = find_device(dst) != g_device.end();
+    const bool src_device = find_device(src) != g_device.end();
+    const bool want_dst = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    const bool want_src = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    if (bytes && ((want_dst && !dst_device) || (want_src && !src_device)))
+      return fail(cudaErrorInvalidValue,
+                  "cudaMemcpy: a pointer is not device memory although the copy kind says so");
+  }
+  if (bytes) std::memmove(dst, src, bytes);
+  return g_pending;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t stream) {
+  if (!stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
+  return cudaMemcpy(dst, src, bytes, kind);
+}
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (free_bytes) *free_bytes = kGlobalBytes - g_device_used;
+  if (total_bytes) *total_bytes = kGlobalBytes;
+  return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
+  if (!attributes) return cudaErrorInvalidValue;
+  *attributes = cudaPointerAttributes{cudaMemoryTypeUnregistered, 0, nullptr, nullptr};
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (find_device(ptr) != g_device.end()) {
+    attributes->type = cudaMemoryTypeDevice;
+    attributes->devicePointer = const_cast<void*>(ptr);
+    return cudaSuccess;
+  }
+  const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
+  auto it = g_pinned_bytes.upper_bound(a);
+  if (it != g_pinned_bytes.begin() && a < (--it)->first + it->second) {
+    attributes->type = cudaMemoryTypeHost;  // pinned and mapped: the device can read it
+    attributes->devicePointer = const_cast<void*>(ptr);
+    attributes->hostPointer = const_cast<void*>(ptr);
+  }
+  return cudaSuccess;
+}
+
+// ---- The device -------------------------------------------------------------------------------
+cudaError_t cudaGetDeviceCount(int* count) {
+  *count = 1;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int* device) {
+  *device = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (device != 0) return cudaErrorInvalidDevice;
+  *prop = cudaDeviceProp{};
+  std::snprintf(prop->name, sizeof prop->name, "CPU simulator (%d SMs)", kSmCount);
+  prop->totalGlobalMem = kGlobalBytes;
+  prop->sharedMemPerBlock = kSharedPerBlock;
+  prop->sharedMemPerBlockOptin = kSharedOptin;
+  prop->sharedMemPerMultiprocessor = kSharedPerSm;
+  prop->regsPerBlock = 65536;
+  prop->warpSize = 32;
+  prop->maxThreadsPerBlock = 1024;
+  prop->maxThreadsPerMultiProcessor = kMaxThreadsPerSm;
+  prop->maxThreadsDim[0] = prop->maxThreadsDim[1] = 1024;
+  prop->maxThreadsDim[2] = 64;
+  prop->maxGridSize[0] = 0x7FFFFFFF;
+  prop->maxGridSize[1] = prop->maxGridSize[2] = 65535;
+  prop->major = 9;
+  prop->minor = 0;
+  prop->multiProcessorCount = kSmCount;
+  prop->l2CacheSize = 1 << 20;
+  prop->memoryBusWidth = 64;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  if (device != 0) return cudaErrorInvalidDevice;
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = int(kSharedPerBlock); break;
+    case cudaDevAttrWarpSize: *value = 32; break;
+    case cudaDevAttrMultiProcessorCount: *value = kSmCount; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(kSharedPerSm); break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(kSharedOptin); break;
+    case cudaDevAttrL2CacheSize: *value = 1 << 20; break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize() { return take_pending(); }
+cudaError_t cudaDeviceReset() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_pending = cudaSuccess;
+  return cudaSuccess;
+}
+cudaError_t cudaRuntimeGetVersion(int* version) {
+  *version = 13000;
+  return cudaSuccess;
+}
+cudaError_t cudaDriverGetVersion(int* version) {
+  *version = 13000;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const cudaError_t e = g_pending;
+  g_pending = cudaSuccess;
+  return e;
+}
+cudaError_t cudaPeekAtLastError() { return take_pending(); }
+
+const char* cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    default: return "cudaErrorUnknown";
+  }
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto it = g_detail.find(error);
+  if (it != g_detail.end()) return it->second.c_str();
+  switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    default: return "unknown error";
+  }
+}
+
+// ---- Streams and events: launches run to completion, so every queue is already drained -------
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
+  *stream = new CUstream_st{flags};
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_streams.insert(*stream);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_streams.erase(stream)) return cudaErrorInvalidResourceHandle;
+  delete stream;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  if (!stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
+  return take_pending();
+}
+cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t, unsigned) {
+  return stream_is_valid(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  *event = new CUevent_st{};
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned) { return cudaEventCreate(event); }
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  delete event;
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (!event || !stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
+  event->time = std::chrono::steady_clock::now();
+  event->recorded = true;
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (!event) return cudaErrorInvalidResourceHandle;
+  return take_pending();
+}
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
+  if (!start || !stop || !start->recorded || !stop->recorded) return cudaErrorInvalidResourceHandle;
+  *ms = std::chrono::duration<float, std::milli>(stop->time - start->time).count();
+  return cudaSuccess;
+}
+
+// ---- Kernels ----------------------------------------------------------------------------------
+cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute attr, int value) {
+  if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;
+  if (value < 0 || size_t(value) > kSharedOptin)
+    return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute: " + std::to_string(value) +
+                                           " B of dynamic shared memory is more than the device's "
+                                           "opt-in maximum of " + std::to_string(kSharedOptin) + " B");
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_dynamic_limits[kernel] = size_t(value);
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void*, int block_size,
+                                                          size_t dynamic_shared) {
+  if (block_size <= 0 || block_size > 1024) return cudaErrorInvalidValue;
+  const int warps = (block_size + 31) / 32;
+  int fit = std::min(32, kMaxThreadsPerSm / (warps * 32));
+  // Static shared memory is not known here: count each block as 1 KiB of it plus its dynamic part.
+  fit = std::min<int>(fit, int(kSharedPerSm / (dynamic_shared + 1024)));
+  *blocks = std::max(fit, 0);
+  return cudaSuccess;
+}
