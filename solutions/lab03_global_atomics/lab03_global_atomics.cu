@@ -28,7 +28,7 @@ namespace lab03 {
 __host__ __device__ int letter_bin(uint8_t c) {
   // SOLUTION(lab03) begin
   // Upper-case letters sit below 'a' in ASCII and bytes past 'z' above it: one range test
-  // rejects both.
+  // rejects both (c is promoted to int before the subtraction, so below 'a' is negative).
   const int position = int(c) - 'a';
   return (position >= 0 && position < 26) ? position / kLettersPerBin : -1;
   // SOLUTION(lab03) end

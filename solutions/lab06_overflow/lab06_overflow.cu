@@ -65,7 +65,7 @@ __host__ __device__ Spill spill_top_bits(uint32_t word) {
 __host__ __device__ unsigned avoidance_grid_size(size_t words) {
   // SOLUTION(lab06) begin
   // Count in words throughout: a block takes 64 threads x 63 words. (Dividing BYTES by
-  // 64 x (255 / 4), as the Handbook did, launches four times the blocks needed.)
+  // 64 x (255 / 4), as the CUDA Handbook's formula does, launches four times the blocks needed.)
   const size_t blocks = histo::ceil_div(words, size_t(kBlockSize) * kMaxWordsPerThread);
   return static_cast<unsigned>(blocks > 0 ? blocks : 1);
   // SOLUTION(lab06) end

@@ -8,6 +8,14 @@
 
 namespace histo {
 
+// True when this code is compiled for the CPU simulator, which runs CUDA threads one at a time:
+// there, a plain ++ cannot lose counts to a race, so failure messages name other causes.
+#ifdef HISTO_SIM
+inline constexpr bool kSimulator = true;
+#else
+inline constexpr bool kSimulator = false;
+#endif
+
 struct GpuStatus {
   bool available = false;   // a device and a driver that the runtime accepts
   bool runnable = false;    // and this build has kernels that run on it
