@@ -9,7 +9,8 @@
 //   kElementsPerThread apart, so each 32-byte memory sector serves one thread at a time.
 // Limits: n < 2^32 (32-bit counters); about 4 GB/s on an H200, a thousand times below what
 //   the memory can deliver (see README.md for the measured numbers).
-// Build and grade:  cmake --preset student && cmake --build --preset student
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab01_student_grader -j 4
 //                   ctest --preset student -L lab01
 #include "lab01.h"
 

@@ -15,7 +15,8 @@
 //   block (avoidance launches one block per 16128 bytes; check and merge launch a device-sized
 //   grid). Capstone: one conflict-free shared atomic per byte, 256 global atomics per block.
 // Limits: n < 2^32 (32-bit output bins); any alignment (head and tail bytes are counted apart).
-// Build and grade:  cmake --preset student && cmake --build --preset student
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab06_student_grader -j 4
 //                   ctest --preset student -L lab06
 #include "lab06.h"
 

@@ -16,7 +16,8 @@
 // Limits: n < 2^32 (32-bit counters). Wide histograms: 65536 bins x 4 B = 256 KiB, more than
 //   one block may use (227 KiB on an H100/H200, 48 KiB without opting in), hence partial
 //   privatization.
-// Build and grade:  cmake --workflow --preset student   (once), then
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab04_student_grader -j 4
 //                   ctest --preset student -L lab04
 #include "lab04.h"
 
