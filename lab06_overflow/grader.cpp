@@ -227,9 +227,10 @@ TEST_CASE("split_aligned cuts any input into a head plus aligned units plus a ta
     for (uintptr_t address = 0x1000; address < 0x1000 + 48; ++address) {
       for (size_t n : sizes) {
         const AlignedSplit s = split_aligned(address, n, width);
-        INFO("width " << width << ", address % width = " << address % width << ", n = " << n
-                      << ": head " << s.head << ", units " << s.units << ", tail " << s.tail);
-        REQUIRE(s.head + s.units * width + s.tail == n);  // every byte exactly once
+        INFO("width " << width << ", address % width = " << address % width << ", n = " << n);
+        // Every byte exactly once; checked without overflow, with a sentence on failure.
+        const std::string problem = histo::split_problem(s.head, s.units, s.tail, n, width);
+        if (!problem.empty()) FAIL("split_aligned: " << problem);
         REQUIRE(s.head < width);
         REQUIRE(s.tail < width);                           // no whole unit left in the tail
         const size_t to_boundary = (width - address % width) % width;
@@ -298,7 +299,7 @@ TEST_CASE("avoidance_grid_size is tight and keeps every counter within 252", "[c
       while (enough > 1 && interleaved_count(0, (enough - 1) * kBlockSize, words) <= kMaxWordsPerThread)
         --enough;
       FAIL("for " << words << " words your grid is larger than needed: " << enough
-                  << " blocks would do, you launch " << grid
+                  << (enough == 1 ? " block" : " blocks") << " would do, you launch " << grid
                   << " (count in words throughout: a thread may take " << kMaxWordsPerThread
                   << " words, a block " << kWordsPerAvoidBlock << ")");
     }
