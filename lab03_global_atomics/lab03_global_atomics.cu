@@ -1,10 +1,11 @@
 // lab03_global_atomics: what a global atomic costs, and three ways to live with it.
 //
 // Technique: interleaved (grid-stride) partitioning as in lab02, every count an atomicAdd on a
-//   counter in global memory. Three kernels build on that baseline: the letter
-//   histogram of Programming Massively Parallel Processors (26 letters into 7 bins), 64-bit counters for inputs of 2^32 elements and more,
-//   and warp-aggregated atomics: the lanes of a warp that hold the same byte find each other
-//   with __match_any_sync, and one of them adds the whole group's count.
+//   counter in global memory. Three kernels build on that baseline: the letter histogram of
+//   Programming Massively Parallel Processors (Kirk, Hwu; 26 letters into 7 bins), 64-bit
+//   counters for inputs of 2^32 elements and more, and warp-aggregated atomics: the lanes of a
+//   warp that hold the same byte find each other with __match_any_sync, and one of them adds
+//   the whole group's count.
 // Since lab02: the same partition and the same device-sized grid; new are the letter bins, the
 //   counter width and the aggregation.
 // Cost model: one global atomic per element (aggregated: one per distinct value in a warp per

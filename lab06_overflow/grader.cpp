@@ -296,7 +296,8 @@ TEST_CASE("avoidance_grid_size is tight and keeps every counter within 252", "[c
     // Tight: one block fewer would break the budget (no 4x over-launch).
     if (grid > 1 && interleaved_count(0, (grid - 1) * kBlockSize, words) <= kMaxWordsPerThread) {
       size_t enough = grid - 1;
-      while (enough > 1 && interleaved_count(0, (enough - 1) * kBlockSize, words) <= kMaxWordsPerThread)
+      while (enough > 1 &&
+             interleaved_count(0, (enough - 1) * kBlockSize, words) <= kMaxWordsPerThread)
         --enough;
       FAIL("for " << words << " words your grid is larger than needed: " << enough
                   << (enough == 1 ? " block" : " blocks") << " would do, you launch " << grid
