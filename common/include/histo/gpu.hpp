@@ -8,8 +8,8 @@
 
 namespace histo {
 
-// True when this code is compiled for the CPU simulator, which runs CUDA threads one at a time:
-// there, a plain ++ cannot lose counts to a race, so failure messages name other causes.
+// True when this code was compiled for the CPU simulator (sim/): kernels run on the CPU, one
+// CUDA thread at a time, so a race cannot lose counts and nothing is timed meaningfully.
 #ifdef HISTO_SIM
 inline constexpr bool kSimulator = true;
 #else
