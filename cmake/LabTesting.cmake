@@ -77,6 +77,7 @@ function(histo_add_lab)
       target_link_libraries(${grader} PRIVATE ${lib} histo_grading)
       target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
       histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}" gpu)
+      histo_add_sanitizer_tests(${grader} ${ARG_LAB} ${side})
     endif()
     if(HISTO_SIM)
       set(lib ${ARG_LAB}_${side}_sim)
@@ -112,4 +113,27 @@ function(histo_add_lab)
     set_tests_properties(${ARG_LAB}.integrity PROPERTIES
       LABELS "${ARG_LAB};integrity" RESOURCE_LOCK gpu TIMEOUT 1800)
   endif()
+endfunction()
+
+# compute-sanitizer, when this machine has it: each grader then also gets racecheck and memcheck
+# tests (label `sanitize`, small inputs, no [large] tests). The test presets leave them out;
+# run them with `ctest --test-dir build/<preset> -L sanitize` on a machine with a GPU.
+find_program(HISTO_COMPUTE_SANITIZER compute-sanitizer
+  HINTS ${CUDAToolkit_BIN_DIR} ${CUDAToolkit_BIN_DIR}/../compute-sanitizer)
+set(HISTO_SANITIZER_MAX_N 1048576 CACHE STRING "Largest grader input (bytes) under compute-sanitizer")
+
+function(histo_add_sanitizer_tests grader lab side)
+  if(NOT HISTO_COMPUTE_SANITIZER)
+    return()
+  endif()
+  foreach(tool racecheck memcheck)
+    set(name ${lab}.${side}.${tool})
+    add_test(NAME ${name}
+      COMMAND ${HISTO_COMPUTE_SANITIZER} --tool ${tool} --error-exitcode 99
+              $<TARGET_FILE:${grader}> "[gpu]~[large]" --reporter console)
+    # Catch2 exits 4 when every test was skipped (no GPU): reported as skipped, not passed.
+    set_tests_properties(${name} PROPERTIES
+      LABELS "${lab};${side};sanitize" RESOURCE_LOCK gpu SKIP_RETURN_CODE 4 TIMEOUT 1800
+      ENVIRONMENT "HISTO_GRADER_MAX_N=${HISTO_SANITIZER_MAX_N}")
+  endforeach()
 endfunction()

@@ -67,8 +67,10 @@ TEST_CASE("the segmented partition counts every element once, emulated on the CP
     const Segment seg = segment_bounds(t, threads, n);
     for (size_t i = seg.begin; i < seg.end && i < n; ++i) ++bins[data[i]];
   }
-  const histo::CaseInfo info{"lab01", "segmented (CPU emulation)", "text", seed, n, 0,
-                             std::to_string(threads) + " emulated threads"};
+  histo::CaseInfo info{"lab01", "segmented (CPU emulation)", "text", seed, n, 0,
+                       std::to_string(threads) + " emulated threads"};
+  info.grid = segmented_grid_size(n);
+  info.cpu_emulation = true;
   const std::string report =
       histo::compare_bins(histo::widen(histo::reference_histogram(data.data(), n)), bins, n, info);
   histo::check_report(report);
@@ -80,6 +82,14 @@ TEST_CASE("histogram_segmented matches the CPU reference on every dataset", "[gp
 
 TEST_CASE("histogram_segmented counts inputs past 2^31 bytes", "[gpu][large]") {
   histo::check_large_input(histo::find_variant(variants(), "segmented"));
+}
+
+TEST_CASE("histogram_segmented counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
+  histo::check_max_input(histo::find_variant(variants(), "segmented"));
+}
+
+TEST_CASE("histogram_segmented runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::check_stream_order(histo::find_variant(variants(), "segmented"));
 }
 
 TEST_CASE("histogram_segmented rejects bad arguments and zeroes the output for n == 0", "[gpu]") {

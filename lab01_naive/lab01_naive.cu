@@ -9,7 +9,8 @@
 //   kElementsPerThread apart, so each 32-byte memory sector serves one thread at a time.
 // Limits: n < 2^32 (32-bit counters); about 4 GB/s on an H200, a thousand times below what
 //   the memory can deliver (see README.md for the measured numbers).
-// Build and grade:  cmake --preset student && cmake --build --preset student
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab01_student_grader -j 4
 //                   ctest --preset student -L lab01
 #include "lab01.h"
 
@@ -21,17 +22,18 @@ namespace lab01 {
 
 __host__ __device__ Segment segment_bounds(size_t thread, size_t num_threads, size_t n) {
   // TODO(lab01) begin: segment_bounds (about 4 lines)
-  // Give thread `thread` of `num_threads` its contiguous segment [begin, end) of [0, n):
-  // segments of ceil(n / num_threads) elements, clamped to n so that late threads get an
-  // empty segment. The grader checks this on the CPU: no gaps, no overlaps, nothing past n.
+  // Returns thread `thread`'s segment [begin, end) of [0, n): the thread-th of num_threads
+  // contiguous segments of equal length (rounded up). Segments leave no gap, never overlap and
+  // never pass n; a thread past the end of the data gets an empty segment (begin == end).
+  // Edge cases: n == 0, n < num_threads, n near 2^32 (the grader checks them on the CPU).
   return Segment{0, 0};
   // TODO(lab01) end
 }
 
 __host__ __device__ unsigned segmented_grid_size(size_t n) {
   // TODO(lab01) begin: segmented_grid_size (about 2 lines)
-  // The fewest blocks of kBlockSize threads so that every thread has at most
-  // kElementsPerThread elements (histo::ceil_div helps). Return 0 for n == 0.
+  // Returns the fewest blocks of kBlockSize threads that give no thread more than
+  // kElementsPerThread elements; 0 for n == 0, at least 1 for any n > 0.
   return 0;
   // TODO(lab01) end
 }
@@ -40,22 +42,20 @@ __host__ __device__ unsigned segmented_grid_size(size_t n) {
 __global__ void histogram_segmented_kernel(const uint8_t* __restrict__ d_in, size_t n,
                                            uint32_t* d_bins) {
   // TODO(lab01) begin: the kernel body (about 6 lines)
-  // 1. This thread's global index and the total number of threads in the grid. Use size_t:
-  //    blockIdx.x * blockDim.x overflows 32 bits once n passes 2^32 / kElementsPerThread...
-  // 2. segment_bounds() gives its segment.
-  // 3. For each byte in the segment, add 1 to d_bins[byte] with atomicAdd (why not ++? Run the
-  //    racy kernel's test and read README.md).
+  // Counts the bytes of this thread's segment (segment_bounds) into d_bins, which every other
+  // thread updates at the same time: no count may be lost. Any n below 2^32 must work, and
+  // element indices can pass 2^31 (README.md, Hints).
   // TODO(lab01) end
 }
 
-// Provided, and wrong on purpose. Same partition as histogram_segmented_kernel, but a plain
-// ++: two threads can read the same old count, both add one, and both write it back, so one
-// increment is lost. The grader and the benchmark show how many.
+// Provided, and wrong on purpose. Your partition (segment_bounds, segmented_grid_size), but a
+// plain ++: two threads can read the same old count, both add one, and both write it back, so
+// one increment is lost. The grader and the benchmark show how many, once your partition works.
 __global__ void histogram_racy_kernel(const uint8_t* __restrict__ d_in, size_t n,
                                       uint32_t* d_bins) {
-  const size_t thread = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  const size_t length = histo::ceil_div(n, size_t(gridDim.x) * blockDim.x);
-  for (size_t i = thread * length; i < n && i < (thread + 1) * length; ++i) d_bins[d_in[i]]++;
+  const Segment seg = segment_bounds(blockIdx.x * size_t(blockDim.x) + threadIdx.x,
+                                     size_t(gridDim.x) * blockDim.x, n);
+  for (size_t i = seg.begin; i < seg.end; ++i) d_bins[d_in[i]]++;
 }
 
 histo::LaunchShape histogram_segmented(const uint8_t* d_in, size_t n, uint32_t* d_bins,
@@ -75,9 +75,8 @@ histo::LaunchShape histogram_racy(const uint8_t* d_in, size_t n, uint32_t* d_bin
   histo::prepare_output(d_in, n, d_bins, histo::kNumBins, sizeof(uint32_t), stream,
                         "lab01 histogram_racy");
   if (n == 0) return {};
-  const histo::LaunchShape shape{
-      unsigned(histo::ceil_div(histo::ceil_div(n, kElementsPerThread), kBlockSize)), kBlockSize,
-      0};
+  const histo::LaunchShape shape{segmented_grid_size(n), kBlockSize, 0};
+  histo::check_launch_shape(shape, "lab01 histogram_racy");
   histo::launch(histogram_racy_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;

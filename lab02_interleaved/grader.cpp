@@ -63,8 +63,10 @@ TEST_CASE("the interleaved partition counts every element once, emulated on the 
   for (unsigned b = 0; b < grid; ++b)
     for (unsigned t = 0; t < kBlockSize; ++t)
       for (size_t i = grid_stride_start(b, kBlockSize, t); i < n && step > 0; i += step) ++bins[data[i]];
-  const histo::CaseInfo info{"lab02", "interleaved (CPU emulation)", "image", seed, n, 0,
-                             "grid " + std::to_string(grid) + " x block 256 (132 SMs)"};
+  histo::CaseInfo info{"lab02", "interleaved (CPU emulation)", "image", seed, n, 0,
+                       "grid " + std::to_string(grid) + " x block 256 (132 SMs)"};
+  info.grid = grid;
+  info.cpu_emulation = true;
   const std::string report =
       histo::compare_bins(histo::widen(histo::reference_histogram(data.data(), n)), bins, n, info);
   histo::check_report(report);
@@ -76,6 +78,14 @@ TEST_CASE("histogram_interleaved matches the CPU reference on every dataset", "[
 
 TEST_CASE("histogram_interleaved counts inputs past 2^31 bytes", "[gpu][large]") {
   histo::check_large_input(histo::find_variant(variants(), "interleaved"));
+}
+
+TEST_CASE("histogram_interleaved counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
+  histo::check_max_input(histo::find_variant(variants(), "interleaved"));
+}
+
+TEST_CASE("histogram_interleaved runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::check_stream_order(histo::find_variant(variants(), "interleaved"));
 }
 
 TEST_CASE("histogram_interleaved rejects bad arguments and zeroes the output for n == 0", "[gpu]") {

@@ -24,8 +24,8 @@ inline constexpr size_t kProbeSegment = 256;
 __host__ __device__ size_t grid_stride_start(unsigned block, unsigned block_dim, unsigned thread);
 __host__ __device__ size_t grid_stride_step(unsigned grid, unsigned block_dim);
 
-// Blocks to launch: enough to fill the device (sm_count * kBlocksPerSm), but never more than
-// n needs (ceil(n / kBlockSize)); 0 for n == 0. The grid no longer grows with n.
+// Blocks to launch: enough to fill the device (kBlocksPerSm per SM), but never a block that
+// would get no element; 0 for n == 0. The grid no longer grows with n.
 __host__ __device__ unsigned interleaved_grid_size(size_t n, int sm_count);
 
 histo::LaunchShape histogram_interleaved(const uint8_t* d_in, size_t n, uint32_t* d_bins,

@@ -10,7 +10,8 @@
 //   atomics remain the wall: the histogram barely moves (README.md has the measured numbers).
 //   The provided read-only probes show what the access pattern alone is worth.
 // Limits: n < 2^32 (32-bit counters).
-// Build and grade:  cmake --workflow --preset student   (once), then
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab02_student_grader -j 4
 //                   ctest --preset student -L lab02
 #include "lab02.h"
 
@@ -24,23 +25,28 @@ namespace lab02 {
 
 __host__ __device__ size_t grid_stride_start(unsigned block, unsigned block_dim, unsigned thread) {
   // TODO(lab02) begin: grid_stride_start (1 line)
-  // The first element of thread `thread` in block `block`: its global thread index. Neighbouring
-  // threads must start on neighbouring bytes. Compute in size_t.
+  // Returns the first element that thread `thread` of block `block` (blocks of block_dim threads)
+  // counts. Together with grid_stride_step, every element below any n is visited exactly once,
+  // neighbouring threads of a block start on neighbouring bytes, and the result is exact past
+  // 2^32 (the grader checks it on the CPU).
   return 0;
   // TODO(lab02) end
 }
 
 __host__ __device__ size_t grid_stride_step(unsigned grid, unsigned block_dim) {
   // TODO(lab02) begin: grid_stride_step (1 line)
-  // How far every thread jumps each round: the number of threads in the grid (size_t).
+  // Returns how far every thread of a grid of `grid` blocks of block_dim threads moves between
+  // two of its elements, so that the rounds of the whole grid neither overlap nor leave gaps.
+  // Exact past 2^32.
   return 1;
   // TODO(lab02) end
 }
 
 __host__ __device__ unsigned interleaved_grid_size(size_t n, int sm_count) {
   // TODO(lab02) begin: interleaved_grid_size (about 3 lines)
-  // Enough blocks to fill the device, sm_count * kBlocksPerSm, but no more than n needs:
-  // ceil(n / kBlockSize). 0 for n == 0.
+  // Returns the blocks to launch on a GPU with sm_count multiprocessors: enough to fill the
+  // device (kBlocksPerSm per SM), never a block that would get no element, 0 for n == 0. For
+  // large n the grid no longer grows with n.
   return 1;
   // TODO(lab02) end
 }
@@ -49,8 +55,9 @@ __host__ __device__ unsigned interleaved_grid_size(size_t n, int sm_count) {
 __global__ void histogram_interleaved_kernel(const uint8_t* __restrict__ d_in, size_t n,
                                              uint32_t* d_bins) {
   // TODO(lab02) begin: the kernel body (about 4 lines)
-  // A grid-stride loop: from grid_stride_start(blockIdx.x, blockDim.x, threadIdx.x), step by
-  // grid_stride_step(gridDim.x, blockDim.x) while i < n; atomicAdd 1 to the byte's bin.
+  // Counts this thread's elements of the interleaved partition (grid_stride_start,
+  // grid_stride_step) into d_bins, which every thread updates at once: no count may be lost.
+  // Whatever the grid, every element below n is counted exactly once.
   // TODO(lab02) end
 }
 
@@ -68,7 +75,9 @@ histo::LaunchShape histogram_interleaved(const uint8_t* d_in, size_t n, uint32_t
 
 // ---- Provided: read-only probes of the two access patterns ---------------------------------
 // Each reads every byte once with byte loads and sums them; the sum is written only if it hits
-// a value it practically never does, which keeps the compiler from dropping the loads.
+// a value it practically never does, which keeps the compiler from dropping the loads. The
+// interleaved probe walks your partition (grid_stride_start, grid_stride_step) on your grid
+// (interleaved_grid_size): it measures the access pattern you wrote, without the atomics.
 
 constexpr uint32_t kImpossibleSum = 0xFFFFFFFFu;
 
@@ -81,11 +90,13 @@ __global__ void probe_segmented_kernel(const uint8_t* __restrict__ d_in, size_t 
   if (sum == kImpossibleSum) *d_sink = sum;
 }
 
-// This lab's pattern: grid-stride.
+// This lab's pattern, as your helpers define it.
 __global__ void probe_interleaved_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_sink) {
-  const size_t step = size_t(gridDim.x) * blockDim.x;
+  const size_t step = grid_stride_step(gridDim.x, blockDim.x);
+  const size_t start = grid_stride_start(blockIdx.x, blockDim.x, threadIdx.x);
   uint32_t sum = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += step) sum += d_in[i];
+  // step == 0 would never end: read nothing rather than hang.
+  for (size_t i = start; i < n && step > 0; i += step) sum += d_in[i];
   if (sum == kImpossibleSum) *d_sink = sum;
 }
 
@@ -98,8 +109,9 @@ void probe_segmented(const uint8_t* d_in, size_t n, uint32_t* d_sink, cudaStream
 
 void probe_interleaved(const uint8_t* d_in, size_t n, uint32_t* d_sink, cudaStream_t stream) {
   if (n == 0) return;
-  const size_t fill_device = size_t(histo::device_sm_count()) * kBlocksPerSm;
-  const unsigned grid = unsigned(std::min(histo::ceil_div(n, kBlockSize), fill_device));
+  const histo::LaunchShape shape{interleaved_grid_size(n, histo::device_sm_count()), kBlockSize, 0};
+  histo::check_launch_shape(shape, "lab02 probe_interleaved");
+  const unsigned grid = shape.grid;
   histo::launch(probe_interleaved_kernel, grid, kBlockSize, 0, stream, d_in, n, d_sink);
   CUDA_CHECK_LAUNCH();
 }

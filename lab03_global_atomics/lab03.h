@@ -28,8 +28,9 @@ static_assert((26 + kLettersPerBin - 1) / kLettersPerBin == kNumLetterBins,
 using histo::lowest_set_bit;  // histo/bits.hpp: __ffs on the GPU, a loop on the CPU
 using histo::set_bit_count;   // __popc on the GPU
 
-// The lecture's letter bins: 'a'..'z' -> (c - 'a') / 4, so 'y' and 'z' share bin 6. Every other
-// byte (upper case, digits, spaces, bytes >= 128) returns -1: not counted.
+// The letter bins of Programming Massively Parallel Processors (its histogram chapter): four
+// letters per bin, a-d in bin 0 up to y-z in bin 6. Every other byte (upper case, digits,
+// spaces, bytes >= 128) returns -1: not counted.
 __host__ __device__ int letter_bin(uint8_t c);
 
 // Warp aggregation. `peers` is the mask that __match_any_sync returns to a lane: the lanes of the

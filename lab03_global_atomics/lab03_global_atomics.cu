@@ -1,10 +1,11 @@
 // lab03_global_atomics: what a global atomic costs, and three ways to live with it.
 //
 // Technique: interleaved (grid-stride) partitioning as in lab02, every count an atomicAdd on a
-//   counter in global memory. Three kernels build on that baseline: the lecture's letter
-//   histogram (26 letters into 7 bins), 64-bit counters for inputs of 2^32 elements and more,
-//   and warp-aggregated atomics: the lanes of a warp that hold the same byte find each other
-//   with __match_any_sync, and one of them adds the whole group's count.
+//   counter in global memory. Three kernels build on that baseline: the letter histogram of
+//   Programming Massively Parallel Processors (Kirk, Hwu; 26 letters into 7 bins), 64-bit
+//   counters for inputs of 2^32 elements and more, and warp-aggregated atomics: the lanes of a
+//   warp that hold the same byte find each other with __match_any_sync, and one of them adds
+//   the whole group's count.
 // Since lab02: the same partition and the same device-sized grid; new are the letter bins, the
 //   counter width and the aggregation.
 // Cost model: one global atomic per element (aggregated: one per distinct value in a warp per
@@ -16,7 +17,8 @@
 //   n >= 2^32 (std::length_error) instead of returning wrapped bins; histogram64 takes any n.
 //   Every count still crosses to L2: a few GB/s on an H200 in the course's reference
 //   measurements (README.md). lab04 moves the counting into shared memory.
-// Build and grade:  cmake --workflow --preset student   (once), then
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab03_student_grader -j 4
 //                   ctest --preset student -L lab03
 #include "lab03.h"
 
@@ -28,25 +30,25 @@ namespace lab03 {
 
 __host__ __device__ int letter_bin(uint8_t c) {
   // TODO(lab03) begin: letter_bin (about 2 lines)
-  // 'a'..'z' (ASCII 97..122) -> (c - 'a') / kLettersPerBin, so a-d is bin 0 and y-z bin 6.
-  // Anything else returns -1: upper case, digits, spaces, punctuation, bytes >= 128. One
-  // range test on c - 'a' (as an int: a uint8_t subtraction would wrap) covers them all. The
-  // grader checks all 256 byte values on the CPU.
+  // Returns the letter bin of byte c: 'a'..'d' -> 0, 'e'..'h' -> 1, ..., 'y' and 'z' -> 6
+  // (kLettersPerBin letters per bin). Every other byte returns -1: upper case, digits, spaces,
+  // punctuation, bytes >= 128. The grader checks all 256 byte values on the CPU.
   return -1;
   // TODO(lab03) end
 }
 
 __host__ __device__ int leader_of(uint32_t peers) {
   // TODO(lab03) begin: leader_of (about 1 line)
-  // The lane that adds for the group: the lowest set bit of peers (lowest_set_bit() in lab03.h
-  // is __ffs(x) - 1 on the GPU and a loop on the CPU, where the grader runs this).
+  // Returns the lane that adds for the group `peers` (a non-zero mask of lanes holding one
+  // value): the lowest lane in it. Runs on the GPU and, in the grader, on the CPU.
   return 0;
   // TODO(lab03) end
 }
 
 __host__ __device__ uint32_t group_count(uint32_t peers) {
   // TODO(lab03) begin: group_count (about 1 line)
-  // How many lanes the leader counts for: the number of set bits in peers (set_bit_count()).
+  // Returns how many lanes the leader of `peers` counts for: the lanes in the mask. Runs on the
+  // GPU and on the CPU.
   return 1;
   // TODO(lab03) end
 }
@@ -76,9 +78,9 @@ __global__ void histogram_global_kernel(const uint8_t* __restrict__ d_in, size_t
 __global__ void letter_histogram_kernel(const uint8_t* __restrict__ d_in, size_t n,
                                         uint32_t* d_bins) {
   // TODO(lab03) begin: the letter kernel (about 6 lines)
-  // The grid-stride loop of histogram_global_kernel above, with letter_bin() between the byte
-  // and the atomic: skip the byte when it returns -1, else atomicAdd 1 to d_bins[bin]. d_bins
-  // has 7 counters here, not 256.
+  // Counts this thread's share of the input (the interleaved partition, as in
+  // histogram_global_kernel) into the kNumLetterBins bins at d_bins, by letter_bin(). Bytes
+  // that are no letter are not counted; d_bins has 7 counters, not 256.
   // TODO(lab03) end
 }
 
@@ -86,8 +88,8 @@ __global__ void letter_histogram_kernel(const uint8_t* __restrict__ d_in, size_t
 __global__ void histogram64_kernel(const uint8_t* __restrict__ d_in, size_t n,
                                    unsigned long long* d_bins) {
   // TODO(lab03) begin: the 64-bit kernel (about 5 lines)
-  // The grid-stride loop of histogram_global_kernel with the unsigned long long overload of
-  // atomicAdd (add 1ull). Keep every index a size_t: n is past 2^32 here.
+  // The byte histogram of histogram_global_kernel into 64-bit counters: correct for any n the
+  // device holds, including n past 2^32 (and bins past 2^32).
   // TODO(lab03) end
 }
 
@@ -96,15 +98,11 @@ __global__ void histogram64_kernel(const uint8_t* __restrict__ d_in, size_t n,
 __global__ void histogram_aggregated_kernel(const uint8_t* __restrict__ d_in, size_t n,
                                             uint32_t* d_bins) {
   // TODO(lab03) begin: the warp-aggregated kernel (about 14 lines)
-  // 1. lane = threadIdx.x % kWarpSize. Loop on the warp's first element,
-  //    warp_base = (this thread's global index) - lane, stepping by the grid's width while
-  //    warp_base < n; this lane's element is i = warp_base + lane. All 32 lanes then make the
-  //    same number of trips, so the whole warp is present at step 2.
-  // 2. valid = i < n (false for some lanes in the last trip), and
-  //    valid_lanes = __ballot_sync(0xFFFFFFFFu, valid).
-  // 3. Only if valid: read the byte, then peers = __match_any_sync(valid_lanes, unsigned(byte)).
-  //    A lane without an element must not read d_in[i] nor join a group.
-  // 4. If lane == leader_of(peers): atomicAdd(&d_bins[byte], group_count(peers)).
+  // The same histogram as histogram_global_kernel (every element below n counted exactly once),
+  // but the lanes of a warp that hold the same byte are counted by ONE atomic per group, issued
+  // by leader_of(group) and adding group_count(group). Edge cases: n that ends inside a warp (a
+  // lane without an element must not read or be counted), any grid, n near 2^32. Warp
+  // intrinsics need every lane they name to take part: README.md, Hints.
   // TODO(lab03) end
 }
 

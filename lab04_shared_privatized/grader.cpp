@@ -136,6 +136,8 @@ TEST_CASE("split_aligned splits any n at any alignment into head, vectors and ta
       INFO("address % 16 = " << misalignment << ", n = " << n);
       const AlignedSplit s = split_aligned(address, n);
       INFO("got head " << s.head << ", vectors " << s.vectors << ", tail " << s.tail);
+      const std::string problem = histo::split_problem(s.head, s.vectors, s.tail, n, 16);
+      if (!problem.empty()) FAIL(problem);
       const size_t to_boundary = (16 - misalignment) % 16;
       REQUIRE(s.head == std::min(n, to_boundary));  // no more bytes one by one than needed
       REQUIRE(s.head + 16 * s.vectors + s.tail == n);  // every byte, once
@@ -156,9 +158,10 @@ TEST_CASE("the 16-byte decomposition counts every byte once at every alignment, 
                      size_t(31), size_t(33), size_t(64), size_t(100), size_t(1000)}) {
       const uint8_t* in = data.data() + offset;  // address % 16 == offset below
       const AlignedSplit s = split_aligned(uintptr_t(0x1000) + offset, n);
-      INFO("offset " << offset << ", n " << n << ": head " << s.head << ", vectors " << s.vectors
-                     << ", tail " << s.tail);
-      REQUIRE(s.head + 16 * s.vectors + s.tail == n);
+      INFO("offset " << offset << ", n " << n);
+      // Checked before anything is read through the split: a bad one must fail, not crash.
+      const std::string problem = histo::split_problem(s.head, s.vectors, s.tail, n, 16);
+      if (!problem.empty()) FAIL("split_aligned: " << problem);
       std::vector<uint64_t> bins(histo::kNumBins, 0);
       for (size_t t = 0; t < s.head; ++t) ++bins[in[t]];
       for (size_t i = 0; i < s.vectors; ++i) {
@@ -166,8 +169,9 @@ TEST_CASE("the 16-byte decomposition counts every byte once at every alignment, 
         for (int k = 0; k < 16; ++k) ++bins[vector_byte(v, k)];
       }
       for (size_t t = 0; t < s.tail; ++t) ++bins[in[n - s.tail + t]];
-      const histo::CaseInfo info{"lab04", "shared_vec16 (CPU emulation)", "uniform", seed, n,
-                                 offset, "head + vectors + tail"};
+      histo::CaseInfo info{"lab04", "shared_vec16 (CPU emulation)", "uniform", seed, n,
+                           offset, "head + vectors + tail"};
+      info.cpu_emulation = true;
       const std::string report = histo::compare_bins(
           histo::widen(histo::reference_histogram(in, n)), bins, n, info);
       histo::check_report(report);
@@ -241,10 +245,11 @@ TEST_CASE("the wide range test sends every value to exactly one place, emulated 
       const auto ref = histo::reference_wide_histogram(data.data(), data.size(), num_bins);
       uint64_t total = 0;
       for (uint32_t r : ref) total += r;
-      const histo::CaseInfo info{"lab04", "histogram_wide (CPU emulation)",
-                                 "skewed wide, num_bins " + std::to_string(num_bins) +
-                                     ", budget " + std::to_string(budget),
-                                 seed, data.size(), 0, "emulated"};
+      histo::CaseInfo info{"lab04", "histogram_wide (CPU emulation)",
+                           "skewed wide, num_bins " + std::to_string(num_bins) + ", budget " +
+                               std::to_string(budget),
+                           seed, data.size(), 0, "emulated"};
+      info.cpu_emulation = true;
       const std::string report = histo::compare_bins(histo::widen(ref), global, total, info);
       histo::check_report(report);
       INFO("num_bins " << num_bins << ", budget " << budget);
@@ -282,6 +287,14 @@ TEST_CASE("histogram_shared counts inputs past 2^31 bytes", "[gpu][large]") {
   histo::check_large_input(histo::find_variant(variants(), "shared"));
 }
 
+TEST_CASE("histogram_shared counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
+  histo::check_max_input(histo::find_variant(variants(), "shared"));
+}
+
+TEST_CASE("histogram_shared runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::check_stream_order(histo::find_variant(variants(), "shared"));
+}
+
 TEST_CASE("histogram_shared rejects bad arguments and zeroes the output for n == 0", "[gpu]") {
   histo::check_bad_arguments(histo::find_variant(variants(), "shared"));
 }
@@ -292,6 +305,14 @@ TEST_CASE("histogram_shared_vec16 matches the CPU reference on every dataset", "
 
 TEST_CASE("histogram_shared_vec16 counts inputs past 2^31 bytes", "[gpu][large]") {
   histo::check_large_input(histo::find_variant(variants(), "shared_vec16"));
+}
+
+TEST_CASE("histogram_shared_vec16 counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
+  histo::check_max_input(histo::find_variant(variants(), "shared_vec16"));
+}
+
+TEST_CASE("histogram_shared_vec16 runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::check_stream_order(histo::find_variant(variants(), "shared_vec16"));
 }
 
 TEST_CASE("histogram_shared_vec16 rejects bad arguments and zeroes the output for n == 0",
@@ -305,6 +326,14 @@ TEST_CASE("histogram_shared_runs matches the CPU reference on every dataset", "[
 
 TEST_CASE("histogram_shared_runs counts inputs past 2^31 bytes", "[gpu][large]") {
   histo::check_large_input(histo::find_variant(variants(), "shared_runs"));
+}
+
+TEST_CASE("histogram_shared_runs counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
+  histo::check_max_input(histo::find_variant(variants(), "shared_runs"));
+}
+
+TEST_CASE("histogram_shared_runs runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::check_stream_order(histo::find_variant(variants(), "shared_runs"));
 }
 
 TEST_CASE("histogram_shared_runs rejects bad arguments and zeroes the output for n == 0",
@@ -419,6 +448,57 @@ TEST_CASE("histogram_wide clamps a budget past the device's limit to what a bloc
     INFO("budget " << budget << " B: " << shape.describe());
     CHECK(shape.shared_bytes == (budget ? 4000u : 0u));
   }
+}
+
+TEST_CASE("histogram_wide runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::require_gpu();
+  const uint64_t seed = histo::test_seed();
+  const size_t n = std::min<size_t>((size_t(16) << 20) + 3, wide_size_limit());
+  const uint32_t num_bins = 65536;
+  const size_t budget = 16384;  // bins 0..4095 in shared memory, the rest global
+  const std::vector<uint16_t> data = histo::make_wide_dataset(true, num_bins, n, seed);
+  histo::GuardedBins<uint32_t> bins(num_bins);
+  histo::StreamedInput input(data.data(), n * sizeof(uint16_t), 2);
+  histo::CaseInfo info{"lab04", "histogram_wide", "wide skewed, num_bins 65536, budget 16384 B",
+                       seed, n, 2, ""};
+  const histo::LaunchShape shape =
+      histogram_wide(reinterpret_cast<const uint16_t*>(input.get()), n, bins.get(), num_bins,
+                     budget, input.stream());
+  info.shape = shape.describe() + " on a non-blocking stream";
+  info.grid = shape.grid;
+  input.synchronize();
+  const std::string report = histo::compare_bins(
+      histo::widen(histo::reference_wide_histogram(data.data(), n, num_bins)), bins.fetch(), n,
+      info, bins.guard_problem());
+  if (!report.empty()) FAIL(report << histo::kStreamOrderHint);
+  SUCCEED("histogram_wide runs in order on the stream it is given");
+}
+
+TEST_CASE("histogram_wide counts n = 2^32 - 1 values exactly", "[gpu][large]") {
+  // 8 GiB of uint16_t built on the device: runs of 0x0101 (a privatized bin), 0xF0F0 (a global
+  // bin) and 0xFFFF (no bin: num_bins is 65535).
+  const size_t n = histo::kMaxElements32, offset = 2;
+  const uint32_t num_bins = 65535;
+  histo::require_device_memory(n * sizeof(uint16_t) + histo::DeviceInput::kSlack + offset);
+  const uint8_t values[3] = {0x01, 0xF0, 0xFF};
+  const histo::RunsInput input(n, sizeof(uint16_t), values, offset);
+  std::vector<uint64_t> expected(num_bins, 0);
+  expected[0x0101] = input.run_length(0);
+  expected[0xF0F0] = input.run_length(1);
+  histo::GuardedBins<uint32_t> bins(num_bins);
+  histo::CaseInfo info{"lab04", "histogram_wide",
+                       input.describe() + " as uint16_t, num_bins 65535, budget 16384 B", 0, n,
+                       offset, ""};
+  const histo::LaunchShape shape = histogram_wide(
+      reinterpret_cast<const uint16_t*>(input.get()), n, bins.get(), num_bins, 16384, 0);
+  info.shape = shape.describe();
+  info.grid = shape.grid;
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::string report =
+      histo::compare_bins(expected, bins.fetch(), input.run_length(0) + input.run_length(1), info,
+                          bins.guard_problem());
+  if (!report.empty()) FAIL(report << histo::kLargeInputHint);
+  SUCCEED("histogram_wide counts n = 2^32 - 1 values exactly");
 }
 
 TEST_CASE("histogram_wide rejects bad arguments and zeroes its bins for n == 0", "[gpu]") {

@@ -16,7 +16,8 @@
 // Limits: n < 2^32 (32-bit counters). Wide histograms: 65536 bins x 4 B = 256 KiB, more than
 //   one block may use (227 KiB on an H100/H200, 48 KiB without opting in), hence partial
 //   privatization.
-// Build and grade:  cmake --workflow --preset student   (once), then
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab04_student_grader -j 4
 //                   ctest --preset student -L lab04
 #include "lab04.h"
 
@@ -34,34 +35,36 @@ namespace lab04 {
 
 __host__ __device__ AlignedSplit split_aligned(uintptr_t address, size_t n) {
   // TODO(lab04) begin: split_aligned (about 5 lines)
-  // head: the bytes from address up to the next multiple of kVectorBytes (0 when address is
-  // already aligned), but never more than n. vectors: whole 16-byte vectors in what is left.
-  // tail: the rest (0..15). The grader checks all 16 misalignments and n from 0 up, on the CPU.
+  // Returns how n bytes at `address` split for 16-byte loads (lab04.h, AlignedSplit): the head
+  // reaches the first multiple of kVectorBytes (all n bytes when the data ends before it, 0 when
+  // address is aligned), then whole vectors, then a tail of 0..15 bytes. head + 16 * vectors +
+  // tail == n. The grader checks all 16 misalignments and n from 0 to past 2^32, on the CPU.
   return AlignedSplit{0, 0, 0};
   // TODO(lab04) end
 }
 
 __host__ __device__ uint32_t run_heads(uint4 v) {
   // TODO(lab04) begin: run_heads (about 5 lines)
-  // Start from bit 0 set (byte 0 always starts a run); for k = 1..15 set bit k when
-  // vector_byte(v, k) != vector_byte(v, k - 1). With a constant k (#pragma unroll) the GPU
-  // needs no memory for this: vector_byte() then picks a register and a shift.
+  // Returns the mask of run starts in v: bit k (0..15) set when byte k (vector_byte) starts a
+  // run of equal bytes, that is k == 0 or byte k differs from byte k - 1. Bits 16..31 are 0.
   return 0u;
   // TODO(lab04) end
 }
 
 __host__ __device__ uint32_t run_length(uint32_t heads, int k) {
   // TODO(lab04) begin: run_length (about 2 lines)
-  // Shift heads right by k + 1 (keep only bits 0..15 first): bit j of the result is set when a
-  // run starts at byte k + 1 + j. The lowest such bit gives the length (lowest_set_bit() + 1);
-  // with none left, the run goes to the end of the vector: 16 - k.
+  // Returns the length of the run that starts at byte k (a set bit of `heads`, from run_heads):
+  // the distance to the next run start above k, or to the end of the vector (byte 16) when
+  // there is none. Bits of `heads` at or below k, and above bit 15, do not matter.
   return 0u;
   // TODO(lab04) end
 }
 
 __host__ __device__ uint32_t privatized_bins(uint32_t num_bins, size_t budget_bytes) {
   // TODO(lab04) begin: privatized_bins (about 2 lines)
-  // As many 4-byte counters as budget_bytes holds, but never more than num_bins.
+  // Returns how many of the num_bins bins (the lowest ones) a block keeps in shared memory when
+  // it may spend budget_bytes on 4-byte counters: as many as fit, at most num_bins; 0 when not
+  // one fits. Runs on both sides (std::min is host-only: histo::min_of works on both).
   return 0u;
   // TODO(lab04) end
 }
@@ -80,7 +83,8 @@ __host__ __device__ unsigned grid_for(size_t work, int sm_count, unsigned blocks
 // barrier after it.
 __device__ void zero_shared_bins(uint32_t* s_bins, uint32_t count) {
   // TODO(lab04) begin: zero_shared_bins (about 1 line)
-  // A block-stride loop: thread t zeroes bins t, t + blockDim.x, ... below count.
+  // Called by every thread of the block: afterwards (once the caller's barrier has passed)
+  // s_bins[0, count) are all zero, whatever count and blockDim.x are.
   // TODO(lab04) end
 }
 
@@ -88,9 +92,8 @@ __device__ void zero_shared_bins(uint32_t* s_bins, uint32_t count) {
 // caller puts a barrier before it.
 __device__ void merge_shared_bins(const uint32_t* s_bins, uint32_t count, uint32_t* d_bins) {
   // TODO(lab04) begin: merge_shared_bins (about 4 lines)
-  // The same block-stride loop: read s_bins[b]; if it is not 0, atomicAdd it to d_bins[b] (all
-  // blocks merge into the same global bins). Skipping empty bins saves global atomics on
-  // inputs with few distinct values.
+  // Called by every thread of the block: adds each of s_bins[0, count) to d_bins once, while
+  // every other block adds its own bins to the same d_bins. An empty bin costs no global atomic.
   // TODO(lab04) end
 }
 
@@ -98,16 +101,14 @@ __device__ void merge_shared_bins(const uint32_t* s_bins, uint32_t count, uint32
 // memory, then merges them into the global bins once.
 __global__ void __launch_bounds__(kBlockSize)
     histogram_shared_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_bins) {
-  // The block's private histogram: __shared__ uint32_t s_bins[256], 256 counters x 4 B = 1 KiB.
-  // 32-bit counters: a block counts at most n < 2^32 bytes, so none can wrap.
+  // The block's private histogram: 256 counters x 4 B = 1 KiB of shared memory. 32-bit
+  // counters: a block counts at most n < 2^32 bytes, so none can wrap.
   // TODO(lab04) begin: the per-block histogram (about 10 lines)
-  // 0. Declare the private histogram: __shared__ uint32_t s_bins[histo::kNumBins];
-  // 1. zero_shared_bins(s_bins, histo::kNumBins), then __syncthreads(). Why is the barrier
-  //    needed? (What if a fast thread adds to a bin that a slow thread has not zeroed yet?)
-  // 2. The grid-stride loop of lab03 over single bytes, with atomicAdd(&s_bins[byte], 1u):
-  //    still an atomic (the block's threads share the bins), but in shared memory.
-  // 3. __syncthreads() again. Why? (What would the merge read if some threads still count?)
-  // 4. merge_shared_bins(s_bins, histo::kNumBins, d_bins).
+  // Adds this block's share of the input (the interleaved partition of lab03) to d_bins through
+  // a private 256-bin histogram in shared memory: one shared atomic per byte, then at most 256
+  // global atomics per block. Every byte below n counted exactly once; no thread may read a
+  // private counter before it is zero nor merge before every count of its block has landed
+  // (compute-sanitizer racecheck checks this).
   // TODO(lab04) end
 }
 
@@ -116,7 +117,8 @@ __global__ void __launch_bounds__(kBlockSize)
 // Adds the 16 bytes of v to the shared bins: one shared atomic per byte.
 __device__ void add_vector_bytes(uint32_t* s_bins, uint4 v) {
   // TODO(lab04) begin: add_vector_bytes (about 2 lines)
-  // For k = 0..15 (#pragma unroll): atomicAdd(&s_bins[vector_byte(v, k)], 1u).
+  // Adds each of the 16 bytes of v (vector_byte) to the block's shared bins, which the other
+  // threads of the block update at the same time.
   // TODO(lab04) end
 }
 
@@ -124,8 +126,8 @@ __device__ void add_vector_bytes(uint32_t* s_bins, uint4 v) {
 // the run's length.
 __device__ void add_vector_runs(uint32_t* s_bins, uint4 v) {
   // TODO(lab04) begin: add_vector_runs (about 6 lines)
-  // heads = run_heads(v). For each set bit k of heads, lowest first (k = lowest_set_bit(rest),
-  // then clear it: rest &= rest - 1): atomicAdd(&s_bins[vector_byte(v, k)], run_length(heads, k)).
+  // The same counts as add_vector_bytes, but one shared atomic per run of equal bytes
+  // (run_heads, run_length) instead of one per byte.
   // TODO(lab04) end
 }
 
@@ -144,28 +146,13 @@ __device__ void add_vector(uint32_t* s_bins, uint4 v) {
 template <bool kAggregateRuns>
 __global__ void __launch_bounds__(kBlockSize)
     histogram_vec16_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_bins) {
-  __shared__ uint32_t s_bins[histo::kNumBins];
-  zero_shared_bins(s_bins, histo::kNumBins);
-  // Barrier: all 256 counters are zero before anyone adds.
-  __syncthreads();
-  // TODO(lab04) begin: head, 16-byte body and tail (about 18 lines)
-  // 1. split = split_aligned(reinterpret_cast<uintptr_t>(d_in), n); the vectors start at
-  //    body = reinterpret_cast<const uint4*>(d_in + split.head) (16-byte aligned).
-  // 2. thread = global thread index, stride = threads in the grid (both size_t). Vector i goes
-  //    to thread i % stride, as in the grid-stride loop, so neighbouring threads read
-  //    neighbouring vectors (coalesced).
-  // 3. Main loop, kVectorsPerThread vectors per trip: while i + (kVectorsPerThread - 1) * stride
-  //    < split.vectors, first load all of them into uint4 v[kVectorsPerThread] (v[u] =
-  //    __ldg(body + i + u * stride)), then add_vector<kAggregateRuns>(s_bins, v[u]) each; step
-  //    i by kVectorsPerThread * stride. Loading all before adding any keeps the loads in flight
-  //    together: that is what lifts the bandwidth.
-  // 4. Then the leftover vectors one per trip: for (; i < split.vectors; i += stride).
-  // 5. Head and tail, at most 15 bytes each: thread t < split.head counts d_in[t]; thread
-  //    t < split.tail counts d_in[n - split.tail + t]. Never read outside [d_in, d_in + n).
+  // TODO(lab04) begin: the 16-byte kernel (about 25 lines)
+  // The per-block histogram of histogram_shared_kernel, but the input is read as aligned
+  // 16-byte vectors (split_aligned gives the head, the vectors and the tail), neighbouring
+  // threads reading neighbouring vectors, kVectorsPerThread vector loads in flight per thread;
+  // add_vector<kAggregateRuns>(s_bins, v) counts one vector. Every byte of [d_in, d_in + n)
+  // counted exactly once at any alignment and any n, and no byte outside it read.
   // TODO(lab04) end
-  // Barrier: every thread's adds have landed before the merge reads the counters.
-  __syncthreads();
-  merge_shared_bins(s_bins, histo::kNumBins, d_bins);
 }
 
 // ---- Wide histograms: partial privatization --------------------------------------------------
@@ -177,17 +164,12 @@ __global__ void __launch_bounds__(kBlockSize)
     histogram_wide_kernel(const uint16_t* __restrict__ d_in, size_t n, uint32_t* d_bins,
                           uint32_t num_bins, uint32_t private_bins) {
   uint32_t* s_wide = histo::dynamic_shared<uint32_t>();  // private_bins counters (extern __shared__)
-  zero_shared_bins(s_wide, private_bins);
-  // Barrier: the private counters are zero before anyone adds.
-  __syncthreads();
-  // TODO(lab04) begin: the range test (about 9 lines)
-  // A grid-stride loop over the n values (2-byte loads). For value v: v < private_bins ->
-  // atomicAdd to s_wide[v] (shared); else v < num_bins -> atomicAdd to d_bins[v] (global); else
-  // skip it (no bin, like the reference).
+  // TODO(lab04) begin: the wide kernel with its range test (about 15 lines)
+  // Adds this block's share of the n values to d_bins[0, num_bins): values below private_bins
+  // through the block's private counters s_wide (merged once at the end), the other values
+  // below num_bins straight to d_bins, values >= num_bins not at all (as in the reference).
+  // private_bins may be 0 (no shared memory) or num_bins (every bin private).
   // TODO(lab04) end
-  // Barrier: every thread's adds have landed before the merge reads the counters.
-  __syncthreads();
-  merge_shared_bins(s_wide, private_bins, d_bins);
 }
 
 // ---- Launchers -------------------------------------------------------------------------------

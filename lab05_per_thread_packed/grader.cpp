@@ -91,8 +91,10 @@ void check_emulation(const std::vector<uint8_t>& data, const std::string& datase
   INFO("emulated " << dataset << ", n = " << n << ", grid " << packed_grid_size(n));
   CHECK(result.bad_indices == 0);  // packed_row >= 64 or merge_column >= 64
   CHECK(result.overflows == 0);    // a thread saw more than 255 copies of one value
-  const histo::CaseInfo info{"lab05", "packed (CPU emulation)", dataset, seed, n, 0,
-                             "grid " + std::to_string(packed_grid_size(n)) + " x block 64"};
+  histo::CaseInfo info{"lab05", "packed (CPU emulation)", dataset, seed, n, 0,
+                       "grid " + std::to_string(packed_grid_size(n)) + " x block 64"};
+  info.grid = packed_grid_size(n);
+  info.cpu_emulation = true;
   const std::string report = histo::compare_bins(
       histo::widen(histo::reference_histogram(data.data(), n)), result.bins, n, info);
   histo::check_report(report);
@@ -123,10 +125,17 @@ TEST_CASE("split_pairs and unpack recover every counter and 64 full words still 
   for (uint64_t i = 0; i < 2000; ++i)
     words.push_back(uint32_t(histo::mix64(histo::test_seed() + i)));
   for (uint32_t word : words) {
-    INFO("word 0x" << std::hex << word);
     const PairSums pair = split_pairs(word);
-    for (unsigned b = 0; b < 4; ++b) REQUIRE(unpack(pair, b) == byte_of(word, b));
+    for (unsigned b = 0; b < 4; ++b) {
+      const uint32_t got = unpack(pair, b);
+      if (got != byte_of(word, b))
+        FAIL("word 0x" << std::hex << word << std::dec << ": split_pairs gives even 0x" << std::hex
+                       << pair.even << ", odd 0x" << pair.odd << std::dec << "; unpack(.., byte "
+                       << b << ") returned " << got << ", but byte " << b << " of the word is "
+                       << byte_of(word, b) << " (bits " << 8 * b << ".." << 8 * b + 7 << ")");
+    }
   }
+  SUCCEED("split_pairs then unpack gives back every byte of " << words.size() << " words");
   // The merge adds 64 columns: with every counter at 255 each half reaches 64 x 255 = 16320
   // and must not carry into its neighbour.
   PairSums full{0, 0};
@@ -136,7 +145,8 @@ TEST_CASE("split_pairs and unpack recover every counter and 64 full words still 
     full.odd += pair.odd;
   }
   for (unsigned b = 0; b < 4; ++b) {
-    INFO("byte " << b << " of 64 words of 0xFFFFFFFF");
+    INFO("unpack(.., byte " << b << ") of the sum of 64 words of 0xFFFFFFFF: each byte is 255, "
+                                   "so every byte's sum is 64 x 255 = 16320");
     CHECK(unpack(full, b) == kBlockSize * 255u);
   }
   // And sums of 64 random words come out byte by byte.
@@ -150,7 +160,11 @@ TEST_CASE("split_pairs and unpack recover every counter and 64 full words still 
       sums.odd += pair.odd;
       for (unsigned b = 0; b < 4; ++b) expected[b] += byte_of(word, b);
     }
-    for (unsigned b = 0; b < 4; ++b) REQUIRE(unpack(sums, b) == expected[b]);
+    for (unsigned b = 0; b < 4; ++b) {
+      INFO("unpack(.., byte " << b << ") of the pair sums of 64 random words (trial " << trial
+                               << "): expected the sum of byte " << b << " over the words");
+      REQUIRE(unpack(sums, b) == expected[b]);
+    }
   }
 }
 
@@ -248,6 +262,14 @@ TEST_CASE("histogram_packed matches the CPU reference on every dataset", "[gpu]"
 
 TEST_CASE("histogram_packed counts inputs past 2^31 bytes", "[gpu][large]") {
   histo::check_large_input(histo::find_variant(variants(), "packed"));
+}
+
+TEST_CASE("histogram_packed counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
+  histo::check_max_input(histo::find_variant(variants(), "packed"));
+}
+
+TEST_CASE("histogram_packed runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::check_stream_order(histo::find_variant(variants(), "packed"));
 }
 
 TEST_CASE("histogram_packed rejects bad arguments and zeroes the output for n == 0", "[gpu]") {

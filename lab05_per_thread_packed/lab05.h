@@ -35,8 +35,8 @@ static_assert(kBlockSize * 255u <= 0xFFFFu,
               "the merge adds 64 columns of 8-bit counters in 16-bit halves: 64 x 255 must fit");
 
 // Where value v lives: the word row and the shift of its byte inside the word.
-__host__ __device__ unsigned packed_row(unsigned value);      // value / 4, in 0..63
-__host__ __device__ unsigned packed_shift(unsigned value);    // 8 * (value % 4): 0, 8, 16 or 24
+__host__ __device__ unsigned packed_row(unsigned value);      // in 0..63
+__host__ __device__ unsigned packed_shift(unsigned value);    // 0, 8, 16 or 24
 __host__ __device__ uint32_t packed_increment(unsigned value); // what to add: 1 << packed_shift
 
 // A packed word split for the merge. `even` holds byte 0 in bits 0-15 and byte 2 in bits 16-31,

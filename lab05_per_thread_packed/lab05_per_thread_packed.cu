@@ -14,7 +14,8 @@
 //   atomics. Blocks are many and short: each thread counts at most 255 elements.
 // Limits: an 8-bit counter wraps after 255 counts, so the grid grows with n (about n / 16320
 //   blocks) to keep every thread within that budget; n < 2^32 (32-bit output bins).
-// Build and grade:  cmake --preset student && cmake --build --preset student
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab05_student_grader -j 4
 //                   ctest --preset student -L lab05
 #include "lab05.h"
 
@@ -25,16 +26,16 @@ namespace lab05 {
 
 __host__ __device__ unsigned packed_row(unsigned value) {
   // TODO(lab05) begin: packed_row (1 line)
-  // The row of words that holds value's counter: four 8-bit counters share a word, so values
-  // 4r .. 4r+3 share row r. Result in 0..63.
+  // Returns the row (0..63) of the word that holds value's 8-bit counter (lab05.h: four
+  // consecutive values share one word).
   return 0;
   // TODO(lab05) end
 }
 
 __host__ __device__ unsigned packed_shift(unsigned value) {
   // TODO(lab05) begin: packed_shift (1 line)
-  // The bit position of value's byte inside its word: value % 4 picks the byte, 8 bits per byte.
-  // Result: 0, 8, 16 or 24.
+  // Returns the bit position (0, 8, 16 or 24) of value's 8-bit counter inside its word. No two
+  // values of one row may share a counter.
   return 0;
   // TODO(lab05) end
 }
@@ -43,26 +44,26 @@ __host__ __device__ uint32_t packed_increment(unsigned value) { return 1u << pac
 
 __host__ __device__ PairSums split_pairs(uint32_t word) {
   // TODO(lab05) begin: split_pairs (1 line)
-  // Two masks and a shift: `even` keeps bytes 0 and 2 of the word (mask 0x00FF00FF), `odd` gets
-  // bytes 1 and 3 moved down by 8 bits to the same positions. Each byte then sits alone at the
-  // bottom of a 16-bit half, with 8 bits of headroom for the sums the merge adds up.
+  // Returns the word's four 8-bit counters as two pairs of 16-bit halves (lab05.h, PairSums):
+  // `even` holds byte 0 in bits 0-15 and byte 2 in bits 16-31, `odd` bytes 1 and 3 the same
+  // way, so 64 splits can be added without one half carrying into the other.
   return PairSums{0, 0};
   // TODO(lab05) end
 }
 
 __host__ __device__ uint32_t unpack(PairSums sums, unsigned byte) {
   // TODO(lab05) begin: unpack (2 lines)
-  // The inverse of split_pairs after summing: byte 0 is the low 16 bits of `even`, byte 1 the
-  // low 16 bits of `odd`, byte 2 the high 16 bits of `even`, byte 3 the high 16 bits of `odd`.
+  // Returns the (summed) count of counter `byte` (0..3) from pair sums built by split_pairs:
+  // unpack(split_pairs(w), b) is byte b of w, and sums of splits unpack to sums of bytes.
   return 0;
   // TODO(lab05) end
 }
 
 __host__ __device__ unsigned merge_column(unsigned step, unsigned thread) {
   // TODO(lab05) begin: merge_column (1 line)
-  // At step `step` (0..63), thread `thread` reads column (step + thread) mod 64, which is
-  // (step + thread) & (kBlockSize - 1). Over the 64 steps each thread visits every column once,
-  // and at each step the 32 threads of a warp read 32 consecutive columns: 32 different banks.
+  // Returns the column (0..63) that thread `thread` reads at step `step` (0..63) of the merge.
+  // Over the 64 steps each thread visits every column once, and at every step the 32 threads
+  // of a warp read 32 different banks.
   return step;
   // TODO(lab05) end
 }
@@ -73,9 +74,8 @@ __host__ __device__ size_t interleaved_count(size_t thread, size_t num_threads, 
 
 __host__ __device__ unsigned packed_grid_size(size_t n) {
   // TODO(lab05) begin: packed_grid_size (1 line)
-  // The fewest blocks of kBlockSize threads so that the interleaved partition gives no thread
-  // more than kMaxPerThread elements (thread 0 has the most: ceil(n / total threads)).
-  // histo::ceil_div helps; return 0 for n == 0. The grader checks every n up to 2^32 - 1.
+  // Returns the fewest blocks of kBlockSize threads with which the interleaved partition gives
+  // no thread more than kMaxPerThread elements; 0 for n == 0. The grader checks n up to 2^32 - 1.
   return 0;
   // TODO(lab05) end
 }
@@ -83,23 +83,18 @@ __host__ __device__ unsigned packed_grid_size(size_t n) {
 // Counting phase: this thread's share of the input into its own column of s_packed.
 __device__ void count_into_column(uint32_t* s_packed, const uint8_t* __restrict__ d_in, size_t n) {
   // TODO(lab05) begin: count into this thread's column (about 6 lines)
-  // 1. Zero this thread's column: rows 0..63 of column threadIdx.x (word row * kBlockSize + tid).
-  //    Why is no barrier needed after this? (Who else touches column tid before the merge?)
-  // 2. Walk the interleaved partition: i = blockIdx.x * kBlockSize + tid, then i += total threads
-  //    (gridDim.x * kBlockSize, as size_t), while i < n.
-  // 3. For each byte value v: add packed_increment(v) to the word at row packed_row(v), column
-  //    tid. A plain +=, no atomic: explain to yourself why that is safe here.
+  // Afterwards column threadIdx.x of s_packed (word row * kBlockSize + column) holds this
+  // thread's 8-bit counts of its elements of the interleaved partition, and nothing else: it
+  // starts from zero. The launcher's grid guarantees no counter passes 255.
   // TODO(lab05) end
 }
 
 // Merge phase: thread t sums row t (values 4t .. 4t+3) over the 64 columns into the output.
 __device__ void merge_row_into_output(const uint32_t* s_packed, uint32_t* d_bins) {
   // TODO(lab05) begin: merge row threadIdx.x into the output (about 12 lines)
-  // Thread t owns row t, i.e. the four values 4t .. 4t+3.
-  // 1. For step = 0..63: read the word of row t at column merge_column(step, t), split it with
-  //    split_pairs, and add both halves into a PairSums accumulator.
-  // 2. For byte = 0..3: count = unpack(sums, byte); if it is not zero, atomicAdd it to
-  //    d_bins[4t + byte] (other blocks add to the same bins).
+  // Thread t adds the block's counts of the four values of row t (summed over the 64 columns)
+  // to d_bins, which every other block updates too; the columns are read in merge_column's
+  // order (no bank conflicts), and a zero count costs no global atomic.
   // TODO(lab05) end
 }
 

@@ -60,8 +60,8 @@ Emulation emulate(Strategy strategy, const uint8_t* data, size_t n, uintptr_t ad
                   size_t grid) {
   Emulation out;
   const AlignedSplit split = split_aligned(address, n, kBytesPerWord);
-  if (split.head + split.units * kBytesPerWord + split.tail != n || split.head >= kBytesPerWord ||
-      split.tail >= kBytesPerWord) {
+  if (!histo::split_problem(split.head, split.units, split.tail, n, kBytesPerWord).empty() ||
+      split.head >= kBytesPerWord || split.tail >= kBytesPerWord) {
     out.bad_split = true;
     return out;
   }
@@ -123,14 +123,21 @@ void check_emulation(Strategy strategy, const std::vector<uint8_t>& data, uintpt
   INFO(strategy_name(strategy) << " emulated on " << grid << " blocks: " << dataset
                                << ", n = " << n << ", address % 16 = " << address % 16);
   const AlignedSplit split = split_aligned(address, n, kBytesPerWord);
-  INFO("split_aligned gives head " << split.head << ", units " << split.units << ", tail "
-                                   << split.tail << ": head + 4 units + tail must be n");
-  REQUIRE_FALSE(result.bad_split);
+  if (result.bad_split) {
+    const std::string problem =
+        histo::split_problem(split.head, split.units, split.tail, n, kBytesPerWord);
+    FAIL("split_aligned: " << (problem.empty() ? "head " + std::to_string(split.head) + ", tail " +
+                                                     std::to_string(split.tail) +
+                                                     ": each must be below 4"
+                                               : problem));
+  }
   INFO("highest counter reached: " << result.max_counter);
   CHECK(result.overflows == 0);     // a counter at 255 was incremented: it wrapped to 0
-  const histo::CaseInfo info{"lab06", std::string(strategy_name(strategy)) + " (CPU emulation)",
-                             dataset, seed, n, size_t(address % 16),
-                             "grid " + std::to_string(grid) + " x block 64"};
+  histo::CaseInfo info{"lab06", std::string(strategy_name(strategy)) + " (CPU emulation)",
+                       dataset, seed, n, size_t(address % 16),
+                       "grid " + std::to_string(grid) + " x block 64"};
+  info.grid = (long long)grid;
+  info.cpu_emulation = true;
   const std::string report = histo::compare_bins(
       histo::widen(histo::reference_histogram(data.data(), n)), result.bins, n, info);
   histo::check_report(report);
@@ -226,9 +233,10 @@ TEST_CASE("split_aligned cuts any input into a head plus aligned units plus a ta
     for (uintptr_t address = 0x1000; address < 0x1000 + 48; ++address) {
       for (size_t n : sizes) {
         const AlignedSplit s = split_aligned(address, n, width);
-        INFO("width " << width << ", address % width = " << address % width << ", n = " << n
-                      << ": head " << s.head << ", units " << s.units << ", tail " << s.tail);
-        REQUIRE(s.head + s.units * width + s.tail == n);  // every byte exactly once
+        INFO("width " << width << ", address % width = " << address % width << ", n = " << n);
+        // Every byte exactly once; checked without overflow, with a sentence on failure.
+        const std::string problem = histo::split_problem(s.head, s.units, s.tail, n, width);
+        if (!problem.empty()) FAIL("split_aligned: " << problem);
         REQUIRE(s.head < width);
         REQUIRE(s.tail < width);                           // no whole unit left in the tail
         const size_t to_boundary = (width - address % width) % width;
@@ -292,8 +300,16 @@ TEST_CASE("avoidance_grid_size is tight and keeps every counter within 252", "[c
     REQUIRE(share <= kMaxWordsPerThread);
     REQUIRE(share * kBytesPerWord <= kCounterMax);
     // Tight: one block fewer would break the budget (no 4x over-launch).
-    if (grid > 1)
-      REQUIRE(interleaved_count(0, (grid - 1) * kBlockSize, words) > kMaxWordsPerThread);
+    if (grid > 1 && interleaved_count(0, (grid - 1) * kBlockSize, words) <= kMaxWordsPerThread) {
+      size_t enough = grid - 1;
+      while (enough > 1 &&
+             interleaved_count(0, (enough - 1) * kBlockSize, words) <= kMaxWordsPerThread)
+        --enough;
+      FAIL("for " << words << " words your grid is larger than needed: " << enough
+                  << (enough == 1 ? " block" : " blocks") << " would do, you launch " << grid
+                  << " (count in words throughout: a thread may take " << kMaxWordsPerThread
+                  << " words, a block " << kWordsPerAvoidBlock << ")");
+    }
   }
 }
 
@@ -376,6 +392,14 @@ TEST_CASE("histogram_check rejects bad arguments and zeroes the output for n == 
 TEST_CASE("histogram_check counts inputs past 2^31 bytes", "[gpu][large]") {
   histo::check_large_input(histo::find_variant(variants(), "check"));
 }
+
+TEST_CASE("histogram_check counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
+  histo::check_max_input(histo::find_variant(variants(), "check"));
+}
+
+TEST_CASE("histogram_check runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::check_stream_order(histo::find_variant(variants(), "check"));
+}
 TEST_CASE("histogram_check survives inputs built to overflow an 8-bit counter", "[gpu]") {
   check_hunt("check");
 }
@@ -389,6 +413,14 @@ TEST_CASE("histogram_avoid rejects bad arguments and zeroes the output for n == 
 TEST_CASE("histogram_avoid counts inputs past 2^31 bytes", "[gpu][large]") {
   histo::check_large_input(histo::find_variant(variants(), "avoid"));
 }
+
+TEST_CASE("histogram_avoid counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
+  histo::check_max_input(histo::find_variant(variants(), "avoid"));
+}
+
+TEST_CASE("histogram_avoid runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::check_stream_order(histo::find_variant(variants(), "avoid"));
+}
 TEST_CASE("histogram_avoid survives inputs built to overflow an 8-bit counter", "[gpu]") {
   check_hunt("avoid");
 }
@@ -401,6 +433,14 @@ TEST_CASE("histogram_merge rejects bad arguments and zeroes the output for n == 
 }
 TEST_CASE("histogram_merge counts inputs past 2^31 bytes", "[gpu][large]") {
   histo::check_large_input(histo::find_variant(variants(), "merge"));
+}
+
+TEST_CASE("histogram_merge counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
+  histo::check_max_input(histo::find_variant(variants(), "merge"));
+}
+
+TEST_CASE("histogram_merge runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::check_stream_order(histo::find_variant(variants(), "merge"));
 }
 TEST_CASE("histogram_merge survives inputs built to overflow an 8-bit counter", "[gpu]") {
   check_hunt("merge");
@@ -422,6 +462,21 @@ TEST_CASE("histogram_merge is right on grids of one and three blocks", "[gpu]") 
   CHECK_THROWS_AS(histogram_merge_on_grid(nullptr, 0, nullptr, 0), std::invalid_argument);
 }
 
+TEST_CASE("histogram_check_on_grid and histogram_merge_on_grid run in order on their stream",
+          "[gpu]") {
+  histo::check_stream_order({"lab06", "check_on_grid(3)", "overflow check, grid 3", check_on<3>});
+  histo::check_stream_order({"lab06", "merge_on_grid(3)", "periodic merge, grid 3", merge_on<3>});
+}
+
+TEST_CASE("histogram_check_on_grid and histogram_merge_on_grid count n = 2^32 - 1 bytes",
+          "[gpu][large]") {
+  // A grid of 1001 blocks: each thread counts about 66,000 words, far past any 8-bit budget.
+  histo::check_max_input({"lab06", "check_on_grid(1001)", "overflow check, grid 1001",
+                          check_on<1001>});
+  histo::check_max_input({"lab06", "merge_on_grid(1001)", "periodic merge, grid 1001",
+                          merge_on<1001>});
+}
+
 TEST_CASE("histogram_capstone matches the CPU reference on every dataset", "[gpu]") {
   histo::check_byte_sweep(histo::find_variant(variants(), "capstone"));
 }
@@ -430,6 +485,14 @@ TEST_CASE("histogram_capstone rejects bad arguments and zeroes the output for n 
 }
 TEST_CASE("histogram_capstone counts inputs past 2^31 bytes", "[gpu][large]") {
   histo::check_large_input(histo::find_variant(variants(), "capstone"));
+}
+
+TEST_CASE("histogram_capstone counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
+  histo::check_max_input(histo::find_variant(variants(), "capstone"));
+}
+
+TEST_CASE("histogram_capstone runs in order on the non-blocking stream it is given", "[gpu]") {
+  histo::check_stream_order(histo::find_variant(variants(), "capstone"));
 }
 TEST_CASE("histogram_capstone survives the overflow-hunting inputs too", "[gpu]") {
   check_hunt("capstone");

@@ -29,7 +29,8 @@
 //   with SMs busy only 65% of its cycles (ramp-up and tail) and the shared-atomic pipe 66% busy
 //   while they are: 16 MiB is too little work to hide the fixed costs.
 // Limits: n < 2^32 (32-bit output bins); any alignment (head and tail bytes are counted apart).
-// Build and grade:  cmake --preset student && cmake --build --preset student
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab06_student_grader -j 4
 //                   ctest --preset student -L lab06
 #include "lab06.h"
 
@@ -63,33 +64,35 @@ __host__ __device__ size_t interleaved_count(size_t thread, size_t num_threads, 
 
 __host__ __device__ AlignedSplit split_aligned(uintptr_t address, size_t n, size_t width) {
   // TODO(lab06) begin: split_aligned (about 4 lines)
-  // The head is the bytes from `address` up to the next multiple of `width` (0 if already
-  // aligned), but never more than n. Then as many whole width-byte units as fit, and the rest is
-  // the tail. Check: head + units * width + tail == n, head < width, tail < width.
+  // Returns how n bytes at `address` split for width-byte loads (lab06.h, AlignedSplit): a head
+  // up to the first multiple of `width` (0 when aligned, never more than n), whole units, a
+  // tail. head + units * width + tail == n, head < width, tail < width.
   return AlignedSplit{0, 0, 0};
   // TODO(lab06) end
 }
 
 __host__ __device__ Spill spill_top_bits(uint32_t word) {
   // TODO(lab06) begin: spill_top_bits (1 line)
-  // `spilled` is the word's top bits (kTopBits): in each byte either 128 or 0. `remaining` is
-  // everything else. Their sum is the word, and every remaining counter is below 128.
+  // Splits a packed word in two (lab06.h, Spill): `spilled` holds 128 in each byte whose counter
+  // is at 128 or more and 0 in the others; `remaining` is the rest. remaining + spilled == word,
+  // and every counter of `remaining` is below 128.
   return Spill{word, 0};
   // TODO(lab06) end
 }
 
 __host__ __device__ unsigned avoidance_grid_size(size_t words) {
   // TODO(lab06) begin: avoidance_grid_size (about 2 lines)
-  // A block's 64 threads take at most kMaxWordsPerThread words each. Count in WORDS throughout
-  // (the Handbook divided bytes by 64 x (255 / 4) and launched four times the blocks needed).
-  // At least 1 block (block 0 also counts the head and tail bytes). histo::ceil_div helps.
+  // Returns the fewest blocks of kBlockSize threads with which the interleaved partition of
+  // `words` words gives no thread more than kMaxWordsPerThread words; at least 1 (block 0 also
+  // counts the head and tail bytes), also for words == 0.
   return 1;
   // TODO(lab06) end
 }
 
 __host__ __device__ size_t merge_rounds(size_t share) {
   // TODO(lab06) begin: merge_rounds (1 line)
-  // Rounds of at most kWordsPerMerge words that cover `share` words; 0 for share == 0.
+  // Returns the fewest rounds of at most kWordsPerMerge words that cover `share` words; 0 for
+  // share == 0.
   return 1;
   // TODO(lab06) end
 }
@@ -109,11 +112,9 @@ struct OverflowCheck {
   __device__ static void increment(uint32_t* s_packed, unsigned tid, unsigned value,
                                    uint32_t* s_spill) {
     // TODO(lab06) begin: the checked increment (about 5 lines)
-    // 1. Add packed_increment(value) to this thread's word (row packed_row(value), column tid),
-    //    as in lab05, but keep the new word in a register.
-    // 2. spill_top_bits() splits it; store `remaining` back.
-    // 3. If anything spilled, add kSpillCount to s_spill[value] with a shared atomicAdd. (Why can
-    //    only value's own counter have reached 128? Why must this add be atomic?)
+    // Counts `value` once for thread tid, like add_packed, but no counter of tid's column ever
+    // reaches 128 afterwards: whatever leaves the packed counter is added to s_spill[value]
+    // (the block's 32-bit spill bins, shared by all its threads). Correct for any n and grid.
     // Placeholder: a plain increment with no check, which wraps after 255 counts.
     add_packed(s_packed, tid, value);
     (void)s_spill;
@@ -173,17 +174,12 @@ __device__ void count_in_rounds(const uint32_t* __restrict__ d_words, size_t wor
                                 uint32_t* s_packed, uint32_t* s_spill,
                                 uint32_t totals[kCountersPerWord]) {
   // TODO(lab06) begin: count in rounds, merging as the policy requires (about 15 lines)
-  // Thread `thread` = blockIdx.x * kBlockSize + tid of num_threads = gridDim.x * kBlockSize
-  // (size_t) takes words thread, thread + num_threads, ... below `words` (interleaved).
-  // 1. share = interleaved_count(0, num_threads, words): the busiest thread's word count. It is
-  //    the same for every thread, so every thread can run the same number of rounds.
-  // 2. Policy::kMergesPeriodically: merge_rounds(share) rounds of kWordsPerMerge words each.
-  //    Otherwise one round of all `share` words (none if share == 0).
-  // 3. Each round: for each of this thread's words in the round, load the 32-bit word and call
-  //    Policy::increment for each of its 4 bytes (byte 0 is word & 0xFF, the lowest address).
-  //    Then __syncthreads(); merge_and_clear_row(s_packed, tid, totals); __syncthreads().
-  //    Every thread must reach both barriers in every round, even with no words left. Why is
-  //    each barrier needed? (racecheck will tell you if one is missing.)
+  // Counts this thread's words of the interleaved partition of d_words[0, words) (4 bytes per
+  // word, Policy::increment per byte) and leaves the block's counts of values 4 tid .. 4 tid + 3
+  // in `totals` (merge_and_clear_row), with s_packed all clear. With
+  // Policy::kMergesPeriodically no thread counts more than kWordsPerMerge words between two
+  // merges. Every thread of the block must reach the same barriers, including threads that have
+  // no words (any grid, any n); racecheck must find no hazard.
   // TODO(lab06) end
 }
 
@@ -221,8 +217,8 @@ __global__ void __launch_bounds__(kBlockSize)
 // Lane `lane` adds the four bytes of `word` to its own copy of the histogram.
 __device__ void add_word_to_copy(uint32_t* s_copies, unsigned lane, uint32_t word) {
   // TODO(lab06) begin: add_word_to_copy (about 2 lines)
-  // For each of the 4 bytes b of `word`: shared atomicAdd 1 to bin b of copy `lane`, which is
-  // s_copies[b * kLaneCopies + lane]. Why does that address always fall in bank `lane`?
+  // Adds each of the 4 bytes of `word` to copy `lane` of the histogram (bin b of copy c is
+  // s_copies[b * kLaneCopies + c]), which other warps' lane `lane` update at the same time.
   // TODO(lab06) end
 }
 
@@ -238,16 +234,12 @@ __device__ void add_vector_to_copy(uint32_t* s_copies, unsigned lane, uint4 vect
 __global__ void __launch_bounds__(kCapstoneBlockSize)
     histogram_capstone_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_bins) {
   // TODO(lab06) begin: the capstone kernel (about 35 lines)
-  // Build the fastest correct histogram you can. The course's reference design reached the
-  // read-bandwidth limit on an H200; it does this:
-  // 1. __shared__ uint32_t s_copies[histo::kNumBins * kLaneCopies]: 32 copies of the histogram,
-  //    bin b of copy c at b * 32 + c. Zero it with all threads; __syncthreads().
-  // 2. split_aligned(address of d_in, n, kVectorBytes). Block 0 counts the head bytes and the tail
-  //    bytes (one thread per byte) into its own copy (lane = threadIdx.x % 32).
-  // 3. Grid-stride over the 16-byte vectors (const uint4*) two at a time: issue both loads (through
-  //    the read-only path, __ldg), then add_vector_to_copy() each; one may be left over at the end.
-  // 4. __syncthreads(); threads 0..255 each sum one bin over the 32 copies (start at copy `bin`
-  //    and wrap: which banks does a warp read then?) and atomicAdd a non-zero sum to d_bins.
+  // The fastest correct histogram you can build. Contract: this block adds its share of
+  // [d_in, d_in + n) to d_bins so that, over the launcher's grid (device-sized, blocks of
+  // kCapstoneBlockSize threads, kVectorsInFlight 16-byte vectors per thread and trip), every
+  // byte at any alignment and any n below 2^32 is counted exactly once and no byte outside is
+  // read. Static shared memory up to kCapstoneSharedBytes (32 KiB). README.md, Hints, has the
+  // design that reached the read-bandwidth limit on an H200.
   // Placeholder: returns without counting anything. The grader fails until you replace it.
   return;
   // TODO(lab06) end
@@ -351,7 +343,7 @@ histo::LaunchShape launch_merge_vec16(const uint8_t* d_in, size_t n, uint32_t* d
   if (grid == 0) grid = device_grid_size<histogram_merge_vec16_kernel, kBlockSize>(vectors);
   const histo::LaunchShape shape{grid, kBlockSize, kSharedWords * sizeof(uint32_t)};
   histo::check_launch_shape(shape, who);
-  histogram_merge_vec16_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
+  histo::launch(histogram_merge_vec16_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

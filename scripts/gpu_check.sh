@@ -54,12 +54,12 @@ count() { # log -> "passed P, failed F, skipped S"
 }
 echo >> "$summary"
 echo "## Tests" >> "$summary"
-ctest --test-dir $bin -LE student --timeout 600 --output-on-failure > "$out/tests-solution.log" 2>&1
+ctest --test-dir $bin -LE "student|sanitize" --timeout 600 --output-on-failure > "$out/tests-solution.log" 2>&1
 sol_rc=$?
 echo "- solutions, common, integrity, bench smoke (must all pass): $(count "$out/tests-solution.log")" >> "$summary"
 [ $sol_rc -eq 0 ] || fail "solution-side tests (tests-solution.log)"
 grep -E 'integrity .* (Passed|Failed)' "$out/tests-solution.log" | sed 's/^ */    /' >> "$summary"
-ctest --test-dir $bin -L student --timeout 600 > "$out/tests-student.log" 2>&1
+ctest --test-dir $bin -L student -LE sanitize --timeout 600 > "$out/tests-student.log" 2>&1
 echo "- skeletons as shipped (expected to fail): $(count "$out/tests-student.log")" >> "$summary"
 for lab in lab01 lab02 lab03 lab04 lab05 lab06; do
   [ -x $bin/${lab}_*/${lab}_student_grader ] || continue
@@ -68,7 +68,7 @@ for lab in lab01 lab02 lab03 lab04 lab05 lab06; do
 done
 
 # The same solution graders with the GPU hidden: GPU tests must say skipped, never passed.
-CUDA_VISIBLE_DEVICES= ctest --test-dir $bin -L solution --timeout 600 --output-on-failure > "$out/tests-hidden-gpu.log" 2>&1
+CUDA_VISIBLE_DEVICES= ctest --test-dir $bin -L solution -LE sanitize --timeout 600 --output-on-failure > "$out/tests-hidden-gpu.log" 2>&1
 hidden_rc=$?
 echo "- solutions with the GPU hidden (CUDA_VISIBLE_DEVICES=''; GPU tests must skip): $(count "$out/tests-hidden-gpu.log")" >> "$summary"
 if [ $hidden_rc -ne 0 ] || ! grep -q '\*\*\*Skipped' "$out/tests-hidden-gpu.log"; then

@@ -5,6 +5,7 @@
 #include <catch2/catch_get_random_seed.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace histo {
@@ -66,12 +67,59 @@ void check_large_input(const Variant& variant) {
 
   GuardedBins<uint32_t> bins(kNumBins);
   CaseInfo info{variant.lab, variant.name, "three memset runs (17, 200, 3)", 0, n, offset, ""};
-  info.shape = variant.launch(d_in, n, bins.get(), 0).describe();
+  const LaunchShape shape = variant.launch(d_in, n, bins.get(), 0);
+  info.shape = shape.describe();
+  info.grid = shape.grid;
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::string report = compare_bins(expected, bins.fetch(), n, info, bins.guard_problem());
   if (!report.empty())
-    FAIL(report << "\n  (n is past 2^31: look for int or unsigned index arithmetic that wraps)");
+    FAIL(report << "\n  (n is past 2^31: look for int index arithmetic that wraps)");
   SUCCEED(variant.id() << " counts " << n << " bytes correctly");
+}
+
+const char* const kStreamOrderHint =
+    "\n  (this test launches on a non-blocking stream while the input is still being copied on "
+    "it, then waits for that stream only: every memset and kernel launch of the launcher must use "
+    "its `stream` argument, never stream 0)";
+const char* const kLargeInputHint =
+    "\n  (n is near 2^32: look for int or unsigned index arithmetic that wraps, e.g. an element "
+    "index or a segment end computed in 32 bits)";
+
+void check_max_input(const Variant& variant) {
+  const size_t n = kMaxElements32, offset = 5;
+  require_device_memory(n + DeviceInput::kSlack + offset);
+  const uint8_t values[3] = {17, 200, 3};
+  const RunsInput input(n, 1, values, offset);
+  std::vector<uint64_t> expected(kNumBins, 0);
+  for (int k = 0; k < 3; ++k) expected[input.value(k)] += input.run_length(k);
+
+  GuardedBins<uint32_t> bins(kNumBins);
+  CaseInfo info{variant.lab, variant.name, input.describe(), 0, n, offset, ""};
+  const LaunchShape shape = variant.launch(input.get(), n, bins.get(), 0);
+  info.shape = shape.describe();
+  info.grid = shape.grid;
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::string report = compare_bins(expected, bins.fetch(), n, info, bins.guard_problem());
+  if (!report.empty()) FAIL(report << kLargeInputHint);
+  SUCCEED(variant.id() << " counts n = 2^32 - 1 bytes exactly");
+}
+
+void check_stream_order(const Variant& variant) {
+  require_gpu();
+  const size_t n = std::min<size_t>((size_t(64) << 20) + 3, grading_size_limit());
+  const uint64_t seed = test_seed();
+  const std::vector<uint8_t> data = make_dataset(Dataset::text, n, seed);
+  GuardedBins<uint32_t> bins(kNumBins);
+  StreamedInput input(data.data(), n, 3);
+  CaseInfo info{variant.lab, variant.name, "text", seed, n, 3, ""};
+  const LaunchShape shape = variant.launch(input.get(), n, bins.get(), input.stream());
+  info.shape = shape.describe() + " on a non-blocking stream";
+  info.grid = shape.grid;
+  input.synchronize();
+  const std::string report = compare_bins(widen(reference_histogram(data.data(), n)),
+                                          bins.fetch(), n, info, bins.guard_problem());
+  if (!report.empty()) FAIL(report << kStreamOrderHint);
+  SUCCEED(variant.id() << " runs in order on the stream it is given");
 }
 
 void check_bad_arguments(const Variant& variant) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 namespace histo {
@@ -18,23 +19,67 @@ constexpr T poison_value() {
 
 bool near(uint64_t a, uint64_t b, uint64_t slack) { return (a > b ? a - b : b - a) <= slack; }
 
+// An 8-bit packed counter that passed 255 wraps to 0 and carries 1 into the next byte of its
+// word: the next value's counter. So the symptom is a bin short by a multiple of 256 whose
+// neighbour gained the multiple (or, for the top byte of a word, nothing: the carry left it).
+// Returns the bin, or -1.
+long long wrapped_counter_bin(const std::vector<uint64_t>& expected,
+                              const std::vector<uint64_t>& actual) {
+  for (size_t b = 0; b < actual.size() && b < expected.size(); ++b) {
+    if (actual[b] >= expected[b]) continue;
+    const uint64_t deficit = expected[b] - actual[b];
+    if (deficit % 256 != 0) continue;
+    const bool top_byte = b % 4 == 3;
+    const bool carried = b + 1 < actual.size() && b + 1 < expected.size() &&
+                         actual[b + 1] > expected[b + 1];
+    if (carried || top_byte) return (long long)b;
+  }
+  return -1;
+}
+
 std::string likely_cause(const std::vector<uint64_t>& expected, const std::vector<uint64_t>& actual,
-                         uint64_t total, uint64_t sum) {
+                         uint64_t total, uint64_t sum, const CaseInfo& info) {
   const uint64_t poison32 = poison_value<uint32_t>(), poison64 = poison_value<uint64_t>();
+  // Threads that run one at a time cannot race: say so instead of suggesting an atomic.
+  const bool sequential = info.cpu_emulation || kSimulator;
+  const char* where = info.cpu_emulation ? "this test replays the threads one after another on "
+                                           "the CPU"
+                                         : "the CPU simulator runs the threads one at a time";
   size_t poisoned = 0;
   for (uint64_t a : actual) poisoned += (a == poison32 || a == poison64);
   if (poisoned == actual.size())
     return "every bin still holds the poison pattern 0xA5A5...: the output was never written "
-           "(is it zeroed, and was the kernel launched?)";
+           "(the launcher must zero it, on its stream, before counting)";
   if (poisoned > 0)
     return std::to_string(poisoned) + " bins still hold the poison pattern 0xA5A5...: the "
            "output must be zeroed (overwritten) before counting";
-  if (sum == 0 && total > 0)
-    return "all bins are zero: was the kernel launched, and does each thread reach its loop "
-           "(check the index math and the loop bounds)?";
+  if (sum == 0 && total > 0) {
+    if (info.grid == 0)
+      return std::string(info.cpu_emulation ? "the grid size came out as 0 blocks"
+                                            : "the launcher computed an empty grid (0 blocks)") +
+             " for n = " + std::to_string(info.n) +
+             ", so nothing ran: the grid-size function must return at least 1 block when n > 0";
+    if (info.cpu_emulation)
+      return "all bins are zero: the replayed threads counted nothing (check the index math and "
+             "the loop bounds: does any thread get a non-empty range?)";
+    return "all bins are zero: the kernel ran but counted nothing (is its body written, and does "
+           "each thread reach its loop? check the index math and the loop bounds)";
+  }
   bool doubled = total > 0;
   for (size_t b = 0; b < actual.size() && doubled; ++b) doubled = actual[b] == 2 * expected[b];
   if (doubled) return "every count is doubled: the kernel counted its input twice";
+  const long long wrapped = wrapped_counter_bin(expected, actual);
+  if (wrapped >= 0) {
+    const size_t b = size_t(wrapped);
+    const uint64_t laps = (expected[b] - actual[b]) / 256;
+    return "bin " + std::to_string(b) + " is short by " + std::to_string(laps) + " x 256" +
+           (b % 4 == 3 ? std::string(" (the top byte of its word: the carry left the word)")
+                       : " and bin " + std::to_string(b + 1) + " gained " +
+                             std::to_string(actual[b + 1] - expected[b + 1])) +
+           ": an 8-bit packed counter passed 255, wrapped to 0 and carried into the next byte. "
+           "An atomic would not help; keep every thread within the 255-count budget (the grid "
+           "size) or merge or spill the counters before they can reach 256";
+  }
   if (total >= 64 && near(sum * 4, total, 16))
     return "the sum is about n/4: only one byte of each 32-bit word counted?";
   if (total >= 256 && near(sum * 16, total, 64))
@@ -52,8 +97,13 @@ std::string likely_cause(const std::vector<uint64_t>& expected, const std::vecto
     if (total - sum < 16)
       return "a few counts missing: the last elements (the tail, when n is not a multiple of "
              "the block or vector width) or the first ones (an unaligned head) are skipped?";
-    return "counts were lost: a read-modify-write race on a counter (use an atomic), elements "
-           "never visited (index math), or a merge that drops bins";
+    if (sequential)
+      return std::string("counts were lost, and ") + where +
+             ", so no race can lose them: elements never visited (index math, loop bounds, "
+             "ranges that leave gaps) or a merge that drops bins";
+    return "counts were lost: a counter that several threads update with a plain read-modify-"
+           "write (use an atomic there), elements never visited (index math, loop bounds), or a "
+           "merge that drops bins";
   }
   return "the right number of counts in the wrong bins: check the value -> bin mapping (and the "
          "byte order when unpacking words)";
@@ -99,7 +149,7 @@ std::string compare_bins(const std::vector<uint64_t>& expected, const std::vecto
       << (diff >= 0 ? "+" : "") << diff << ")\n";
   if (!guard_problem.empty()) out << "  out of bounds: " << guard_problem << "\n";
   out << "  likely cause: "
-      << (guard_problem.empty() ? likely_cause(expected, actual, expected_total, sum)
+      << (guard_problem.empty() ? likely_cause(expected, actual, expected_total, sum, info)
                                 : "a thread wrote outside d_bins[0, num_bins): check bin indices")
       << "\n  re-run with: --rng-seed " << info.seed;
   return out.str();
@@ -129,12 +179,72 @@ DeviceInput::DeviceInput(const void* h_data, size_t bytes, size_t offset)
   if (bytes) CUDA_CHECK(cudaMemcpy(buffer_.get() + offset, h_data, bytes, cudaMemcpyHostToDevice));
 }
 
+StreamedInput::StreamedInput(const void* h_data, size_t bytes, size_t offset)
+    : buffer_(offset + bytes + DeviceInput::kSlack), offset_(offset) {
+  CUDA_CHECK(cudaMemset(buffer_.get(), kStaleByte, buffer_.bytes()));
+  // A non-blocking stream does not wait for work on stream 0: let the setup so far (this memset,
+  // the poisoning of the output) finish before anything is queued on it.
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  if (bytes == 0) return;
+  CUDA_CHECK(cudaMallocHost(&h_pinned_, bytes));
+  std::memcpy(h_pinned_, h_data, bytes);
+  // Pinned memory: the copy is truly asynchronous and still running when the launcher is called.
+  CUDA_CHECK(cudaMemcpyAsync(buffer_.get() + offset, h_pinned_, bytes, cudaMemcpyHostToDevice,
+                             stream_));
+}
+
+StreamedInput::~StreamedInput() {
+  if (stream_) {
+    cudaStreamSynchronize(stream_);
+    cudaStreamDestroy(stream_);
+  }
+  if (h_pinned_) cudaFreeHost(h_pinned_);
+}
+
+void StreamedInput::synchronize() const { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+RunsInput::RunsInput(size_t n, size_t element_bytes, const uint8_t (&values)[3], size_t offset)
+    : buffer_(offset + n * element_bytes + DeviceInput::kSlack), offset_(offset) {
+  for (int k = 0; k < 3; ++k) values_[k] = values[k];
+  // Boundaries that are multiples of nothing useful: a third of n plus 7, then n - 4099.
+  run_[0] = n / 3 + 7 < n ? n / 3 + 7 : n;
+  const size_t second_end = n > 4099 && n - 4099 > run_[0] ? n - 4099 : run_[0];
+  run_[1] = second_end - run_[0];
+  run_[2] = n - second_end;
+  CUDA_CHECK(cudaMemset(buffer_.get(), DeviceInput::kSlackByte, buffer_.bytes()));
+  uint8_t* d = buffer_.get() + offset;
+  size_t first = 0;
+  for (int k = 0; k < 3; ++k) {
+    if (run_[k]) CUDA_CHECK(cudaMemset(d + first * element_bytes, values[k], run_[k] * element_bytes));
+    first += run_[k];
+  }
+}
+
+std::string RunsInput::describe() const {
+  return "three memset runs (" + std::to_string(values_[0]) + ", " + std::to_string(values_[1]) +
+         ", " + std::to_string(values_[2]) + ")";
+}
+
+std::string split_problem(size_t head, size_t units, size_t tail, size_t n, size_t width) {
+  const std::string parts = "head " + std::to_string(head) + ", " + std::to_string(units) +
+                            " units of " + std::to_string(width) + " bytes, tail " +
+                            std::to_string(tail) + " for n = " + std::to_string(n);
+  if (head > n) return parts + ": the head is longer than the input (clamp it to n)";
+  if (tail > n - head) return parts + ": head + tail is longer than the input";
+  if (units > (n - head - tail) / width || head + units * width + tail != n)
+    return parts + ": the parts do not add up to n (each byte must be in exactly one part)";
+  return "";
+}
+
 std::string grade_byte_case(const Variant& variant, const uint8_t* h_in, size_t n, size_t offset,
                             const std::string& dataset, uint64_t seed) {
   DeviceInput input(h_in, n, offset);
   GuardedBins<uint32_t> bins(kNumBins);
   CaseInfo info{variant.lab, variant.name, dataset, seed, n, offset, ""};
-  info.shape = variant.launch(input.get(), n, bins.get(), 0).describe();
+  const LaunchShape shape = variant.launch(input.get(), n, bins.get(), 0);
+  info.shape = shape.describe();
+  info.grid = shape.grid;
   CUDA_CHECK(cudaDeviceSynchronize());
   return compare_bins(widen(reference_histogram(h_in, n)), bins.fetch(), n, info,
                       bins.guard_problem());

@@ -96,6 +96,12 @@ size_t shared_optin_bytes() {
 }
 
 void check_launch_shape(const LaunchShape& shape, const char* who) {
+  // Launchers return before this when n == 0, so an empty grid here is a grid-size bug.
+  if (shape.grid == 0)
+    throw std::invalid_argument(std::string(who) +
+                                ": the launcher computed an empty grid (0 blocks) for a non-empty "
+                                "input, so nothing would run: the grid-size function must return "
+                                "at least 1 block when n > 0");
   if (shape.block == 0 || shape.block > 1024 || shape.grid == 0 || shape.grid > 0x7FFFFFFFu)
     throw std::invalid_argument(std::string(who) + ": cannot launch " + shape.describe() +
                                 " (blocks must hold 1..1024 threads, grids 1..2^31-1 blocks)");

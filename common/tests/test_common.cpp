@@ -1,6 +1,8 @@
 // Tests of common/ itself, CPU side: the references agree, the generators are deterministic and
 // shaped as documented, and the comparison says what it should.
+#include "histo/bits.hpp"
 #include "histo/catch_support.hpp"
+#include "histo/gpu.hpp"
 #include "histo/reference.hpp"
 #include "histo/timing.hpp"
 
@@ -106,7 +108,7 @@ TEST_CASE("compare_bins accepts equal bins and explains wrong ones", "[cpu]") {
   CHECK(report.find("(-1)") != std::string::npos);
   CHECK(report.find("likely cause") != std::string::npos);
 
-  CHECK(compare_bins(expected, std::vector<uint64_t>(256, 0), 1024, info).find("kernel launched") !=
+  CHECK(compare_bins(expected, std::vector<uint64_t>(256, 0), 1024, info).find("kernel ran but") !=
         std::string::npos);
   CHECK(compare_bins(expected, std::vector<uint64_t>(256, 0xA5A5A5A5u), 1024, info).find("poison") !=
         std::string::npos);
@@ -121,6 +123,60 @@ TEST_CASE("compare_bins accepts equal bins and explains wrong ones", "[cpu]") {
   CHECK(compare_bins(expected, expected, 1024, info, "2 words after").find("out of bounds") !=
         std::string::npos);
   CHECK(compare_bins(expected, expected, 1025, info).find("sum of bins") != std::string::npos);
+}
+
+TEST_CASE("compare_bins fits its likely cause to what ran and to the symptom", "[cpu]") {
+  std::vector<uint64_t> expected(256, 4000);
+  const uint64_t n = 256 * 4000;
+  CaseInfo gpu{"labXX", "demo", "uniform", 7, n, 0, "grid 4 x block 256"};
+  gpu.grid = 4;
+  CaseInfo replay = gpu;
+  replay.cpu_emulation = true;
+  CaseInfo empty = gpu;
+  empty.grid = 0;
+  empty.shape = "no launch";
+
+  // An empty grid: no "was the kernel launched", the grid size is named.
+  const std::string none = compare_bins(expected, std::vector<uint64_t>(256, 0), n, empty);
+  CHECK(none.find("empty grid") != std::string::npos);
+  CHECK(none.find("launched?") == std::string::npos);
+
+  // Lost counts: a race is suggested only where threads can race.
+  auto lost = expected;
+  lost[9] -= 100;
+  const std::string on_gpu = compare_bins(expected, lost, n, gpu);
+  const std::string on_cpu = compare_bins(expected, lost, n, replay);
+  if (!kSimulator) CHECK(on_gpu.find("atomic") != std::string::npos);
+  CHECK(on_cpu.find("atomic") == std::string::npos);
+  CHECK(on_cpu.find("no race") != std::string::npos);
+
+  // A wrapped 8-bit counter: -256 in one bin, +1 in the next. Never "use an atomic".
+  auto wrapped = expected;
+  wrapped[9] -= 256;
+  wrapped[10] += 1;
+  const std::string carry = compare_bins(expected, wrapped, n, gpu);
+  CHECK(carry.find("8-bit packed counter") != std::string::npos);
+  CHECK(carry.find("bin 9 is short by 1 x 256 and bin 10 gained 1") != std::string::npos);
+  CHECK(carry.find("atomic would not help") != std::string::npos);
+  auto top = expected;  // the top byte of a word: the carry left the word
+  top[11] -= 512;
+  CHECK(compare_bins(expected, top, n, gpu).find("short by 2 x 256") != std::string::npos);
+}
+
+TEST_CASE("split_problem names a split that does not add up, without overflow", "[cpu]") {
+  CHECK(split_problem(3, 2, 5, 40, 16).empty());
+  CHECK(split_problem(0, 0, 0, 0, 16).empty());
+  CHECK(split_problem(13, 0, 0, 5, 16).find("longer than the input") != std::string::npos);
+  // head > n makes (n - head) / 16 huge: the sum wraps back to n, the check must not be fooled.
+  const size_t huge = (size_t(0) - 8) / 16;
+  CHECK(!split_problem(13, huge, 0, 5, 16).empty());
+  CHECK(split_problem(1, 1, 1, 40, 16).find("do not add up") != std::string::npos);
+}
+
+TEST_CASE("min_of and max_of work in constant expressions on the host", "[cpu]") {
+  static_assert(min_of(3, 5) == 3 && max_of(3, 5) == 5, "");
+  CHECK(min_of(size_t(7), size_t(2)) == 2);
+  CHECK(max_of(uint32_t(0), uint32_t(9)) == 9);
 }
 
 TEST_CASE("small helpers: ceil_div, launch shape text, median", "[cpu]") {

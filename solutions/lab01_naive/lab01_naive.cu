@@ -9,7 +9,8 @@
 //   kElementsPerThread apart, so each 32-byte memory sector serves one thread at a time.
 // Limits: n < 2^32 (32-bit counters); about 4 GB/s on an H200, a thousand times below what
 //   the memory can deliver (see README.md for the measured numbers).
-// Build and grade:  cmake --preset student && cmake --build --preset student
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab01_student_grader -j 4
 //                   ctest --preset student -L lab01
 #include "lab01.h"
 
@@ -41,7 +42,8 @@ __host__ __device__ unsigned segmented_grid_size(size_t n) {
 __global__ void histogram_segmented_kernel(const uint8_t* __restrict__ d_in, size_t n,
                                            uint32_t* d_bins) {
   // SOLUTION(lab01) begin
-  // 64-bit thread index: with n near 2^32 the product overflows 32 bits.
+  // size_t throughout: the thread index fits in 32 bits, but the element indices segment_bounds
+  // computes from it (thread * length) reach n, which can pass 2^31 and 2^32 - 1.
   const size_t thread = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   const size_t num_threads = size_t(gridDim.x) * blockDim.x;
   const Segment seg = segment_bounds(thread, num_threads, n);
@@ -53,14 +55,14 @@ __global__ void histogram_segmented_kernel(const uint8_t* __restrict__ d_in, siz
   // SOLUTION(lab01) end
 }
 
-// Provided, and wrong on purpose. Same partition as histogram_segmented_kernel, but a plain
-// ++: two threads can read the same old count, both add one, and both write it back, so one
-// increment is lost. The grader and the benchmark show how many.
+// Provided, and wrong on purpose. Your partition (segment_bounds, segmented_grid_size), but a
+// plain ++: two threads can read the same old count, both add one, and both write it back, so
+// one increment is lost. The grader and the benchmark show how many, once your partition works.
 __global__ void histogram_racy_kernel(const uint8_t* __restrict__ d_in, size_t n,
                                       uint32_t* d_bins) {
-  const size_t thread = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  const size_t length = histo::ceil_div(n, size_t(gridDim.x) * blockDim.x);
-  for (size_t i = thread * length; i < n && i < (thread + 1) * length; ++i) d_bins[d_in[i]]++;
+  const Segment seg = segment_bounds(blockIdx.x * size_t(blockDim.x) + threadIdx.x,
+                                     size_t(gridDim.x) * blockDim.x, n);
+  for (size_t i = seg.begin; i < seg.end; ++i) d_bins[d_in[i]]++;
 }
 
 histo::LaunchShape histogram_segmented(const uint8_t* d_in, size_t n, uint32_t* d_bins,
@@ -80,9 +82,8 @@ histo::LaunchShape histogram_racy(const uint8_t* d_in, size_t n, uint32_t* d_bin
   histo::prepare_output(d_in, n, d_bins, histo::kNumBins, sizeof(uint32_t), stream,
                         "lab01 histogram_racy");
   if (n == 0) return {};
-  const histo::LaunchShape shape{
-      unsigned(histo::ceil_div(histo::ceil_div(n, kElementsPerThread), kBlockSize)), kBlockSize,
-      0};
+  const histo::LaunchShape shape{segmented_grid_size(n), kBlockSize, 0};
+  histo::check_launch_shape(shape, "lab01 histogram_racy");
   histo::launch(histogram_racy_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;

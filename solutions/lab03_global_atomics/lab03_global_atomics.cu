@@ -1,10 +1,11 @@
 // lab03_global_atomics: what a global atomic costs, and three ways to live with it.
 //
 // Technique: interleaved (grid-stride) partitioning as in lab02, every count an atomicAdd on a
-//   counter in global memory. Three kernels build on that baseline: the lecture's letter
-//   histogram (26 letters into 7 bins), 64-bit counters for inputs of 2^32 elements and more,
-//   and warp-aggregated atomics: the lanes of a warp that hold the same byte find each other
-//   with __match_any_sync, and one of them adds the whole group's count.
+//   counter in global memory. Three kernels build on that baseline: the letter histogram of
+//   Programming Massively Parallel Processors (Kirk, Hwu; 26 letters into 7 bins), 64-bit
+//   counters for inputs of 2^32 elements and more, and warp-aggregated atomics: the lanes of a
+//   warp that hold the same byte find each other with __match_any_sync, and one of them adds
+//   the whole group's count.
 // Since lab02: the same partition and the same device-sized grid; new are the letter bins, the
 //   counter width and the aggregation.
 // Cost model: one global atomic per element (aggregated: one per distinct value in a warp per
@@ -16,7 +17,8 @@
 //   n >= 2^32 (std::length_error) instead of returning wrapped bins; histogram64 takes any n.
 //   Every count still crosses to L2: a few GB/s on an H200 in the course's reference
 //   measurements (README.md). lab04 moves the counting into shared memory.
-// Build and grade:  cmake --workflow --preset student   (once), then
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab03_student_grader -j 4
 //                   ctest --preset student -L lab03
 #include "lab03.h"
 
@@ -29,7 +31,7 @@ namespace lab03 {
 __host__ __device__ int letter_bin(uint8_t c) {
   // SOLUTION(lab03) begin
   // Upper-case letters sit below 'a' in ASCII and bytes past 'z' above it: one range test
-  // rejects both.
+  // rejects both (c is promoted to int before the subtraction, so below 'a' is negative).
   const int position = int(c) - 'a';
   return (position >= 0 && position < 26) ? position / kLettersPerBin : -1;
   // SOLUTION(lab03) end

@@ -16,7 +16,8 @@
 // Limits: n < 2^32 (32-bit counters). Wide histograms: 65536 bins x 4 B = 256 KiB, more than
 //   one block may use (227 KiB on an H100/H200, 48 KiB without opting in), hence partial
 //   privatization.
-// Build and grade:  cmake --workflow --preset student   (once), then
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab04_student_grader -j 4
 //                   ctest --preset student -L lab04
 #include "lab04.h"
 
@@ -63,7 +64,8 @@ __host__ __device__ uint32_t run_length(uint32_t heads, int k) {
 __host__ __device__ uint32_t privatized_bins(uint32_t num_bins, size_t budget_bytes) {
   // SOLUTION(lab04) begin
   const size_t fit = budget_bytes / sizeof(uint32_t);
-  return fit < num_bins ? uint32_t(fit) : num_bins;
+  // histo::min_of, not std::min: this function also runs on the GPU.
+  return uint32_t(histo::min_of(fit, size_t(num_bins)));
   // SOLUTION(lab04) end
 }
 
@@ -101,8 +103,8 @@ __device__ void merge_shared_bins(const uint32_t* s_bins, uint32_t count, uint32
 // memory, then merges them into the global bins once.
 __global__ void __launch_bounds__(kBlockSize)
     histogram_shared_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_bins) {
-  // The block's private histogram: __shared__ uint32_t s_bins[256], 256 counters x 4 B = 1 KiB.
-  // 32-bit counters: a block counts at most n < 2^32 bytes, so none can wrap.
+  // The block's private histogram: 256 counters x 4 B = 1 KiB of shared memory. 32-bit
+  // counters: a block counts at most n < 2^32 bytes, so none can wrap.
   // SOLUTION(lab04) begin
   __shared__ uint32_t s_bins[histo::kNumBins];
   zero_shared_bins(s_bins, histo::kNumBins);
@@ -159,11 +161,11 @@ __device__ void add_vector(uint32_t* s_bins, uint4 v) {
 template <bool kAggregateRuns>
 __global__ void __launch_bounds__(kBlockSize)
     histogram_vec16_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_bins) {
+  // SOLUTION(lab04) begin
   __shared__ uint32_t s_bins[histo::kNumBins];
   zero_shared_bins(s_bins, histo::kNumBins);
   // Barrier: all 256 counters are zero before anyone adds.
   __syncthreads();
-  // SOLUTION(lab04) begin
   const AlignedSplit split = split_aligned(reinterpret_cast<uintptr_t>(d_in), n);
   // Aligned by construction: d_in + head is a multiple of 16 whenever a vector follows.
   const uint4* body = reinterpret_cast<const uint4*>(d_in + split.head);
@@ -185,10 +187,10 @@ __global__ void __launch_bounds__(kBlockSize)
   // never touch a byte outside [d_in, d_in + n).
   if (thread < split.head) atomicAdd(&s_bins[d_in[thread]], 1u);
   if (thread < split.tail) atomicAdd(&s_bins[d_in[n - split.tail + thread]], 1u);
-  // SOLUTION(lab04) end
   // Barrier: every thread's adds have landed before the merge reads the counters.
   __syncthreads();
   merge_shared_bins(s_bins, histo::kNumBins, d_bins);
+  // SOLUTION(lab04) end
 }
 
 // ---- Wide histograms: partial privatization --------------------------------------------------
@@ -200,10 +202,10 @@ __global__ void __launch_bounds__(kBlockSize)
     histogram_wide_kernel(const uint16_t* __restrict__ d_in, size_t n, uint32_t* d_bins,
                           uint32_t num_bins, uint32_t private_bins) {
   uint32_t* s_wide = histo::dynamic_shared<uint32_t>();  // private_bins counters (extern __shared__)
+  // SOLUTION(lab04) begin
   zero_shared_bins(s_wide, private_bins);
   // Barrier: the private counters are zero before anyone adds.
   __syncthreads();
-  // SOLUTION(lab04) begin
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += stride) {
     const uint32_t value = d_in[i];
@@ -215,10 +217,10 @@ __global__ void __launch_bounds__(kBlockSize)
     else if (value < num_bins)
       atomicAdd(&d_bins[value], 1u);
   }
-  // SOLUTION(lab04) end
   // Barrier: every thread's adds have landed before the merge reads the counters.
   __syncthreads();
   merge_shared_bins(s_wide, private_bins, d_bins);
+  // SOLUTION(lab04) end
 }
 
 // ---- Launchers -------------------------------------------------------------------------------

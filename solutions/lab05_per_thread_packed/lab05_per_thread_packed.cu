@@ -14,7 +14,8 @@
 //   atomics. Blocks are many and short: each thread counts at most 255 elements.
 // Limits: an 8-bit counter wraps after 255 counts, so the grid grows with n (about n / 16320
 //   blocks) to keep every thread within that budget; n < 2^32 (32-bit output bins).
-// Build and grade:  cmake --preset student && cmake --build --preset student
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab05_student_grader -j 4
 //                   ctest --preset student -L lab05
 #include "lab05.h"
 

@@ -29,7 +29,8 @@
 //   with SMs busy only 65% of its cycles (ramp-up and tail) and the shared-atomic pipe 66% busy
 //   while they are: 16 MiB is too little work to hide the fixed costs.
 // Limits: n < 2^32 (32-bit output bins); any alignment (head and tail bytes are counted apart).
-// Build and grade:  cmake --preset student && cmake --build --preset student
+// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
+//                   cmake --build --preset student --target lab06_student_grader -j 4
 //                   ctest --preset student -L lab06
 #include "lab06.h"
 
@@ -80,7 +81,7 @@ __host__ __device__ Spill spill_top_bits(uint32_t word) {
 __host__ __device__ unsigned avoidance_grid_size(size_t words) {
   // SOLUTION(lab06) begin
   // Count in words throughout: a block takes 64 threads x 63 words. (Dividing BYTES by
-  // 64 x (255 / 4), as the Handbook did, launches four times the blocks needed.)
+  // 64 x (255 / 4), as the CUDA Handbook's formula does, launches four times the blocks needed.)
   const size_t blocks = histo::ceil_div(words, size_t(kBlockSize) * kMaxWordsPerThread);
   return static_cast<unsigned>(blocks > 0 ? blocks : 1);
   // SOLUTION(lab06) end
@@ -434,7 +435,7 @@ histo::LaunchShape launch_merge_vec16(const uint8_t* d_in, size_t n, uint32_t* d
   if (grid == 0) grid = device_grid_size<histogram_merge_vec16_kernel, kBlockSize>(vectors);
   const histo::LaunchShape shape{grid, kBlockSize, kSharedWords * sizeof(uint32_t)};
   histo::check_launch_shape(shape, who);
-  histogram_merge_vec16_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
+  histo::launch(histogram_merge_vec16_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

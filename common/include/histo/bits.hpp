@@ -1,5 +1,7 @@
-// Bit helpers that work on both sides: one instruction on the GPU (__ffs, __popc), a plain loop
-// on the CPU, where the graders call them.
+// Small helpers that work on both sides: one instruction on the GPU (__ffs, __popc), a plain
+// loop on the CPU, where the graders call them; and min/max for __host__ __device__ functions
+// (std::min and std::max are host functions: calling them from device code draws nvcc warning
+// #20013-D and depends on an experimental flag).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,6 +30,16 @@ __host__ __device__ inline int set_bit_count(uint32_t x) {
   for (; x != 0; x &= x - 1) ++count;
   return count;
 #endif
+}
+
+// The smaller and the larger of two values of one type, on the CPU and on the GPU.
+template <typename T>
+__host__ __device__ constexpr T min_of(T a, T b) {
+  return b < a ? b : a;
+}
+template <typename T>
+__host__ __device__ constexpr T max_of(T a, T b) {
+  return a < b ? b : a;
 }
 
 }  // namespace histo

@@ -34,6 +34,21 @@ void check_byte_sweep(const Variant& variant);
 // GPU lacks the memory.
 void check_large_input(const Variant& variant);
 
+// Runs the launcher on n = 2^32 - 1 bytes (kMaxElements32, the largest n a launcher with 32-bit
+// counters accepts), built on the device by memsets, and checks every bin exactly: catches a
+// 32-bit element index that wraps near 2^32. SKIPs when the GPU lacks the memory (4 GiB).
+void check_max_input(const Variant& variant);
+
+// Runs the launcher on a non-blocking stream with the input's copy still in flight on it
+// (StreamedInput), then waits for that stream only: catches a launcher that ignores its
+// `stream` argument.
+void check_stream_order(const Variant& variant);
+
+// What a failure of a stream-order test most likely means, appended to its report.
+extern const char* const kStreamOrderHint;
+// What a failure of a [large] test most likely means, appended to its report.
+extern const char* const kLargeInputHint;
+
 // The launcher rejects bad arguments with a clear exception (null output, null input with
 // n > 0, a host pointer, n past the 32-bit counters' range) and writes nothing; n == 0 gives
 // all-zero bins.

@@ -22,6 +22,8 @@ struct CaseInfo {
   size_t n = 0;
   size_t offset = 0;   // bytes d_in sits past a 256-byte-aligned allocation
   std::string shape;   // LaunchShape::describe()
+  long long grid = -1;        // blocks launched (or emulated); -1 when not known
+  bool cpu_emulation = false; // the graded histogram came from a sequential CPU replay
   std::string describe() const;
 };
 
@@ -72,6 +74,55 @@ class DeviceInput {
   DeviceBuffer<uint8_t> buffer_;
   size_t offset_;
 };
+
+// Input staged the way an application stages it: on a non-blocking stream
+// (cudaStreamCreateWithFlags(cudaStreamNonBlocking)), from pinned host memory, with the copy
+// still in flight when the launcher is called (construct the output first: the constructor
+// waits for earlier setup work on stream 0, then queues the copy). Before the copy the device bytes hold
+// kStaleByte, so a kernel that does not wait for the copy (launched on stream 0, which does not
+// order itself after a non-blocking stream) counts stale bytes or has its bins zeroed under it.
+class StreamedInput {
+ public:
+  static constexpr unsigned char kStaleByte = 0xC3;
+  StreamedInput(const void* h_data, size_t bytes, size_t offset);
+  ~StreamedInput();
+  StreamedInput(const StreamedInput&) = delete;
+  StreamedInput& operator=(const StreamedInput&) = delete;
+  const uint8_t* get() const { return buffer_.get() + offset_; }
+  cudaStream_t stream() const { return stream_; }
+  // Waits for this stream only (never the whole device).
+  void synchronize() const;
+
+ private:
+  DeviceBuffer<uint8_t> buffer_;
+  size_t offset_;
+  void* h_pinned_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+// A large input built on the device with cudaMemset, so the expected bins are known without a
+// CPU pass: n elements of `element_bytes` bytes, `offset` bytes past an aligned allocation,
+// in three runs of the byte values values[0..2] (every byte of an element set to the run's
+// value), the run boundaries at odd places. Slack bytes (DeviceInput::kSlackByte) around it.
+class RunsInput {
+ public:
+  RunsInput(size_t n, size_t element_bytes, const uint8_t (&values)[3], size_t offset);
+  const uint8_t* get() const { return buffer_.get() + offset_; }
+  size_t run_length(int k) const { return run_[k]; }  // elements in run k (0..2)
+  uint8_t value(int k) const { return values_[k]; }
+  std::string describe() const;  // "three memset runs (17, 200, 3)"
+
+ private:
+  DeviceBuffer<uint8_t> buffer_;
+  size_t offset_;
+  size_t run_[3];
+  uint8_t values_[3];
+};
+
+// Checks a head / units / tail split of n bytes into `width`-byte units (lab04, lab06) before
+// anything is read through it: "" when head + width * units + tail == n with no part past n
+// (computed without overflow), else a sentence saying what is wrong.
+std::string split_problem(size_t head, size_t units, size_t tail, size_t n, size_t width);
 
 // Runs one 256-bin launcher on h_in[0, n) staged at `offset` and grades it against the
 // sequential reference. Returns "" on success, else the failure report.

@@ -8,6 +8,8 @@
 // or std::length_error, a CUDA failure throws CudaError. It never returns wrong bins silently.
 #pragma once
 
+#include "histo/bits.hpp"
+
 #include <cuda_runtime.h>
 
 #include <cstddef>
