@@ -177,7 +177,7 @@ class Figures:
 
     def save(self, fig, name, inputs=None):
         footer = self.footer.format(inputs=inputs or self.inputs)
-        fig.text(0.995, 0.005, footer, ha="right", va="bottom", fontsize=10, color="#555555")
+        fig.text(0.995, 0.005, footer, ha="right", va="bottom", fontsize=11, color="#444444")
         fig.tight_layout(rect=(0, 0.03, 1, 1))
         for ext in ("svg", "png"):
             fig.savefig(os.path.join(self.out_dir, f"{name}.{ext}"), dpi=150 if ext == "png" else None)
@@ -381,13 +381,13 @@ def fig_overview(figs, table):
         for j, d in enumerate(datasets):
             if (k, d) in table:
                 grid[i, j] = 100 * table[(k, d)] / table[("probe", d)]
-    fig, ax = figs.plt.subplots(figsize=(12.8, max(6.4, 0.42 * len(kernels) + 1.6)))
+    fig, ax = figs.plt.subplots(figsize=(12.8, 7.2))
     im = ax.imshow(grid, cmap="cividis", vmin=0, vmax=100, aspect="auto")
     for i in range(len(kernels)):
         for j in range(len(datasets)):
             if not np.isnan(grid[i, j]):
                 v = grid[i, j]
-                ax.text(j, i, f"{v:.0f}" if v >= 1 else f"{v:.1f}" if v >= 0.1 else "<0.1", ha="center", va="center", fontsize=12,
+                ax.text(j, i, f"{v:.0f}" if v >= 1 else f"{v:.1f}" if v >= 0.1 else "<0.1", ha="center", va="center", fontsize=14,
                         color="black" if v > 55 else "white")
     ax.set_xticks(range(len(datasets)))
     ax.set_xticklabels(datasets)
