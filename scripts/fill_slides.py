@@ -99,6 +99,10 @@ def main(argv):
             f.write(text)
     for p in problems:
         print("fill_slides: " + p, file=sys.stderr)
+    if problems and numbers.get("meta", {}).get("gpu") in (None, "", "none"):
+        print(f"fill_slides: {report} was made without a GPU: the decks need its GPU rows "
+              "(run scripts/report.sh on a GPU, or use the committed reference run in report/)",
+              file=sys.stderr)
     return 1 if problems else 0
 
 
