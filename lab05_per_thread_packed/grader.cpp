@@ -304,3 +304,28 @@ TEST_CASE("histogram_packed survives inputs built to overflow an 8-bit counter",
   if (!reports.text().empty()) FAIL(reports.text());
   SUCCEED("no counter overflowed at the 255-element budget");
 }
+
+// The two provided layouts (per row, per column) are measured beside the packed kernel, so they
+// must be right: every dataset, and the inputs that would wrap an 8-bit counter at a tile edge.
+TEST_CASE("the provided per-row and per-column layouts match the CPU reference", "[gpu]") {
+  histo::require_gpu();
+  const uint64_t seed = histo::test_seed();
+  histo::FailureReports reports;
+  for (const char* name : {"per_row", "per_column"}) {
+    const histo::Variant& variant = histo::find_variant(variants(), name);
+    reports.record(histo::grade_byte_sweep(variant, seed));
+    for (size_t n : {kLayoutTile - 1, kLayoutTile, kLayoutTile + 1, 5 * kLayoutTile + 1}) {
+      if (n > histo::grading_size_limit() || reports.full()) continue;
+      const size_t offset = histo::mix64(seed + n) % 16;
+      const std::pair<std::string, std::vector<uint8_t>> cases[] = {
+          {"degenerate", histo::make_dataset(histo::Dataset::degenerate, n, seed)},
+          {"runs of 256", histo::make_runs_of(n, 256, seed)},
+      };
+      for (const auto& [what, data] : cases)
+        if (!reports.full())
+          reports.record(histo::grade_byte_case(variant, data.data(), n, offset, what, seed));
+    }
+  }
+  if (!reports.text().empty()) FAIL(reports.text());
+  SUCCEED("both provided layouts match the reference, at the 255-element budget too");
+}

@@ -66,6 +66,18 @@ __host__ __device__ unsigned packed_grid_size(size_t n);
 histo::LaunchShape histogram_packed(const uint8_t* d_in, size_t n, uint32_t* d_bins,
                                     cudaStream_t stream = 0);
 
+// The two other layouts of the same counters, provided for the measurement (8-bit counters
+// addressed byte by byte: one histogram per row, or one per column). Same contract. Each block
+// counts one tile of kLayoutTile bytes, its 64 threads striding through it: no thread sees more
+// than kMaxPerThread elements.
+inline constexpr size_t kLayoutTile = size_t(kBlockSize) * kMaxPerThread;  // 16320 bytes
+static_assert(kLayoutTile / kBlockSize <= kMaxPerThread,
+              "a tile must give no thread more elements than an 8-bit counter can count");
+histo::LaunchShape histogram_per_row(const uint8_t* d_in, size_t n, uint32_t* d_bins,
+                                     cudaStream_t stream = 0);
+histo::LaunchShape histogram_per_column(const uint8_t* d_in, size_t n, uint32_t* d_bins,
+                                        cudaStream_t stream = 0);
+
 const std::vector<histo::Variant>& variants();
 
 }  // namespace lab05

@@ -124,4 +124,109 @@ histo::LaunchShape histogram_packed(const uint8_t* d_in, size_t n, uint32_t* d_b
   return shape;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The two other layouts, provided (you do not edit them): the benchmark measures all three and
+// Nsight Compute counts their shared-memory bank conflicts (scripts/report.sh). The CUDA
+// Handbook draws three ways to lay out 64 threads x 256 8-bit counters; the packed kernel above
+// is its third. These two address every counter as a byte, so each increment is an 8-bit shared
+// load and an 8-bit shared store:
+//   per row:    thread t's whole histogram is row t, 256 bytes: counter (t, v) is byte
+//               t * 256 + v, in bank (v / 4) % 32 whatever the thread. Threads of a warp whose
+//               values fall in the same bank collide; on degenerate data all 32 of them do.
+//   per column: value v's counters form row v, one byte per thread: counter (t, v) is byte
+//               v * 64 + t. Four neighbouring threads share a word, so only 16 banks hold the
+//               counters of even values (and 16 those of odd ones): different values collide.
+// Both keep the 255-per-counter budget with tiles: block b counts the bytes
+// [b * kLayoutTile, (b + 1) * kLayoutTile) with its 64 threads striding through them, so no
+// thread sees more than kMaxPerThread elements.
+// (kLayoutTile, in lab05.h, is the tile.)
+
+enum class Layout { per_row, per_column };
+
+// The byte that holds thread `thread`'s counter for `value`.
+template <Layout L>
+__device__ __forceinline__ unsigned layout_byte(unsigned thread, unsigned value) {
+  return L == Layout::per_row ? thread * histo::kNumBins + value : value * kBlockSize + thread;
+}
+
+// Counting and merge for both layouts. Only the counting differs from the packed kernel in what
+// it costs: the merge reads 32-bit words without bank conflicts in both, like the packed merge.
+template <Layout L>
+__device__ void count_and_merge_layout(const uint8_t* __restrict__ d_in, size_t n,
+                                       uint32_t* d_bins) {
+  __shared__ uint32_t s_words[kSharedWords];  // 16 KiB: 64 threads x 256 8-bit counters
+  uint8_t* s_bytes = reinterpret_cast<uint8_t*>(s_words);
+  const unsigned tid = threadIdx.x;
+  // Threads zero words that other threads' counters live in: the barrier orders that first.
+  for (unsigned w = tid; w < kSharedWords; w += kBlockSize) s_words[w] = 0;
+  __syncthreads();
+  const size_t begin = size_t(blockIdx.x) * kLayoutTile;
+  const size_t end = n - begin < kLayoutTile ? n : begin + kLayoutTile;
+#pragma unroll 4
+  for (size_t i = begin + tid; i < end; i += kBlockSize) {
+    // A plain 8-bit add, not an atomic: no other thread writes this byte.
+    ++s_bytes[layout_byte<L>(tid, d_in[i])];
+  }
+  // The merge reads every thread's counters: all threads must have finished counting.
+  __syncthreads();
+  // Thread t merges values 4t .. 4t+3 over the 64 threads' counters.
+  uint32_t sums[4] = {0, 0, 0, 0};
+  for (unsigned step = 0; step < kBlockSize; ++step) {
+    if (L == Layout::per_row) {
+      // Word (row step, column t) holds thread `step`'s counters for values 4t .. 4t+3; the
+      // warp reads 32 consecutive words: 32 banks.
+      const uint32_t word = s_words[step * kBlockSize + tid];
+      for (unsigned b = 0; b < 4; ++b) sums[b] += (word >> (8 * b)) & 0xFFu;
+    } else {
+      // Words 64t .. 64t+63 hold values 4t .. 4t+3, 16 words (64 threads) each. Visiting them
+      // in the order step ^ t puts the warp's 32 reads in 32 different banks at every step.
+      const unsigned m = step ^ tid;
+      const uint32_t word = s_words[tid * kBlockSize + m];
+      const uint32_t total =
+          (word & 0xFFu) + ((word >> 8) & 0xFFu) + ((word >> 16) & 0xFFu) + (word >> 24);
+      for (unsigned b = 0; b < 4; ++b) sums[b] += (m / 16 == b) ? total : 0;
+    }
+  }
+  for (unsigned b = 0; b < 4; ++b)
+    if (sums[b]) atomicAdd(&d_bins[4 * tid + b], sums[b]);  // other blocks add to these bins too
+}
+
+// Predecessor: histogram_packed_kernel. Difference: byte counters, one histogram per row.
+__global__ void __launch_bounds__(kBlockSize)
+    histogram_per_row_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_bins) {
+  count_and_merge_layout<Layout::per_row>(d_in, n, d_bins);
+}
+
+// Predecessor: histogram_packed_kernel. Difference: byte counters, one histogram per column.
+__global__ void __launch_bounds__(kBlockSize)
+    histogram_per_column_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_bins) {
+  count_and_merge_layout<Layout::per_column>(d_in, n, d_bins);
+}
+
+histo::LaunchShape histogram_per_row(const uint8_t* d_in, size_t n, uint32_t* d_bins,
+                                     cudaStream_t stream) {
+  histo::prepare_output(d_in, n, d_bins, histo::kNumBins, sizeof(uint32_t), stream,
+                        "lab05 histogram_per_row");
+  if (n == 0) return {};
+  const histo::LaunchShape shape{static_cast<unsigned>(histo::ceil_div(n, kLayoutTile)),
+                                 kBlockSize, kSharedWords * sizeof(uint32_t)};
+  histo::check_launch_shape(shape, "lab05 histogram_per_row");
+  histo::launch(histogram_per_row_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  CUDA_CHECK_LAUNCH();
+  return shape;
+}
+
+histo::LaunchShape histogram_per_column(const uint8_t* d_in, size_t n, uint32_t* d_bins,
+                                        cudaStream_t stream) {
+  histo::prepare_output(d_in, n, d_bins, histo::kNumBins, sizeof(uint32_t), stream,
+                        "lab05 histogram_per_column");
+  if (n == 0) return {};
+  const histo::LaunchShape shape{static_cast<unsigned>(histo::ceil_div(n, kLayoutTile)),
+                                 kBlockSize, kSharedWords * sizeof(uint32_t)};
+  histo::check_launch_shape(shape, "lab05 histogram_per_column");
+  histo::launch(histogram_per_column_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  CUDA_CHECK_LAUNCH();
+  return shape;
+}
+
 }  // namespace lab05

@@ -112,8 +112,8 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
   if $bin/bench/histo_bench --csv "$out/bench.csv" ${BENCH_ARGS:-} > "$out/bench.log" 2>&1 &&
      $bin/bench/histo_bench --sweep --csv "$out/sweep.csv" ${BENCH_ARGS:-} > "$out/sweep.log" 2>&1; then
     { echo '```'; cat "$out/bench.log" "$out/sweep.log"; echo '```'; } >> "$summary"
-    python3 scripts/plot_bench.py "$out/bench.csv" "$out/bench.png" > /dev/null 2>&1 ||
-      echo "(plot skipped: python3 with matplotlib is needed)" >> "$summary"
+    cp "$out/bench.csv" "$out/benchmark.csv" && python3 scripts/figures.py "$out" > /dev/null 2>&1 ||
+      echo "(figures skipped: python3 with matplotlib is needed)" >> "$summary"
   else
     fail "benchmark (bench.log / sweep.log)"
     tail -n 30 "$out/bench.log" "$out/sweep.log"
