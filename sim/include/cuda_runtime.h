@@ -25,7 +25,7 @@
 #define __global__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))
 // Block-shared memory: one instance per thread_local array on the simulator's device thread,
 // which runs one block at a time; the simulator poisons all of it before every block.
 #define __shared__ static thread_local
