@@ -429,7 +429,7 @@ int run(int argc, char** argv) {
                 gpu.name.c_str(), gpu.cc_major, gpu.cc_minor, gpu.sm_count, gpu.global_bytes >> 20, gpu.l2_bytes >> 20,
                 histo::cuda_version_string(gpu.driver_version).c_str(),
                 histo::cuda_version_string(gpu.runtime_version).c_str());
-  } else if (!wanted(o, "cpu")) {
+  } else if (!wanted(o, "cpu", "cpu/sequential", "cpu") && !wanted(o, "cpu", "cpu/parallel", "cpu")) {
     // Say it once instead of printing an empty table per dataset.
     std::printf("Nothing to time: no usable GPU (%s), and the labs asked for have only GPU "
                 "kernels. Add cpu to --labs for the CPU rows.\n", gpu.reason.c_str());
