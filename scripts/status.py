@@ -68,6 +68,7 @@ def results_of(junit, labels, side):
             text = "".join(c.text or "" for c in case if c.tag == "system-out")
             found = SKIP_REASON.search(text)
             reason = " ".join(found.group(1).split()) if found else "skipped"
+            reason = re.sub(r"needs \d+ MiB", "needs gigabytes", reason)
             entry["skipped"][reason] = entry["skipped"].get(reason, 0) + 1
     return table
 
@@ -80,7 +81,7 @@ def merge(into, table):
 
 def describe(entry):
     if entry is None:
-        return "not built"
+        return "not run: not in this build"
     ran = entry["passed"] + len(entry["failed"])
     skipped = sum(entry["skipped"].values())
     if ran == 0 and skipped:
@@ -110,7 +111,7 @@ def next_step(lab, kinds, presets):
         return "run your kernels on the CPU: cmake --workflow --preset sim"
     if gpu is None or gpu["passed"] == 0:
         return ("the GPU has the last word: run ctest --preset student-gpu -L %s on a machine "
-                "with an NVIDIA GPU (or notebooks/colab.ipynb)" % lab)
+                "with an NVIDIA GPU (or notebooks/colab_gpu.ipynb)" % lab)
     return "done; measure it: histo_bench_student --labs %s (in build/<preset>/bench/)" % lab
 
 
