@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -103,7 +104,9 @@ struct IgnoreAccesses {
 };
 
 // Addresses that stand for CUDA's synchronization points in TSan's happens-before graph.
-char g_launch_sync, g_block_sync, g_barrier_sync, g_warp_sync[32];
+// Barriers alternate between two addresses: a thread resumed early may already have arrived at
+// the next barrier before a later thread leaves this one, and must not hand it that work.
+char g_launch_sync, g_block_sync, g_barrier_sync[2], g_warp_sync[2][32];
 void hb_release(void* addr) {
 #ifdef HISTO_SIM_TSAN
   __tsan_release(addr);
@@ -141,6 +144,8 @@ struct Fiber {
   int arg = 0;
   int width = 32;
   uint64_t result = 0;
+  unsigned barriers = 0;   // __syncthreads reached in this block (picks the sync address)
+  unsigned syncwarps = 0;  // likewise for __syncwarp
 };
 
 #if defined(HISTO_SIM_TSAN) || defined(HISTO_SIM_ASAN)
@@ -155,7 +160,8 @@ void* g_scheduler_sp = nullptr;
 void* g_scheduler_tsan = nullptr;
 const void* g_scheduler_stack_bottom = nullptr;
 size_t g_scheduler_stack_size = 0;
-std::vector<Fiber> g_fibers;
+std::deque<Fiber> g_fibers;  // a deque: a parked fiber's Fiber never moves
+std::vector<Fiber*> g_block;  // g_block[t] = &g_fibers[t] for the running launch's threads
 unsigned g_threads = 0;  // threads per block of the running launch
 ThreadBody g_body = nullptr;
 void* g_closure = nullptr;
@@ -246,6 +252,7 @@ void yield_to_scheduler(Fiber& f) {
 #endif
   for (;;) {
     Fiber& f = current_fiber();
+    f.barriers = f.syncwarps = 0;
     hb_acquire(&g_launch_sync);
     g_body(g_closure);
     hb_release(&g_block_sync);
@@ -340,13 +347,13 @@ struct LaunchFailure {
 }
 
 // ---- Warp collectives --------------------------------------------------------------------------
-uint64_t collective_result(const Fiber& f, const Fiber* warp, unsigned members) {
+uint64_t collective_result(const Fiber& f, Fiber* const* warp, unsigned members) {
   const unsigned lane = f.view.lane;
   switch (f.op) {
     case WarpOp::ballot: {
       uint64_t bits = 0;
       for (unsigned j = 0; j < 32; ++j)
-        if ((members >> j & 1u) && warp[j].value) bits |= 1u << j;
+        if ((members >> j & 1u) && warp[j]->value) bits |= 1u << j;
       return bits;
     }
     case WarpOp::any:
@@ -354,20 +361,20 @@ uint64_t collective_result(const Fiber& f, const Fiber* warp, unsigned members) 
       bool any = false, all = true;
       for (unsigned j = 0; j < 32; ++j)
         if (members >> j & 1u) {
-          any = any || warp[j].value;
-          all = all && warp[j].value;
+          any = any || warp[j]->value;
+          all = all && warp[j]->value;
         }
       return f.op == WarpOp::any ? any : all;
     }
     case WarpOp::match_any: {
       uint64_t bits = 0;
       for (unsigned j = 0; j < 32; ++j)
-        if ((members >> j & 1u) && warp[j].value == f.value) bits |= 1u << j;
+        if ((members >> j & 1u) && warp[j]->value == f.value) bits |= 1u << j;
       return bits;
     }
     case WarpOp::match_all: {
       for (unsigned j = 0; j < 32; ++j)
-        if ((members >> j & 1u) && warp[j].value != f.value) return 0;
+        if ((members >> j & 1u) && warp[j]->value != f.value) return 0;
       return members;
     }
     case WarpOp::shfl:
@@ -385,7 +392,7 @@ uint64_t collective_result(const Fiber& f, const Fiber* warp, unsigned members) 
       // Reading a lane outside the mask is undefined on a GPU: the simulator returns the
       // caller's own value.
       if (src < 0 || src > 31 || !(members >> src & 1u)) return f.value;
-      return warp[src].value;
+      return warp[src]->value;
     }
     case WarpOp::syncwarp: return 0;
     case WarpOp::activemask: return members;
@@ -397,27 +404,27 @@ uint64_t collective_result(const Fiber& f, const Fiber* warp, unsigned members) 
 bool resolve_warps() {
   bool progress = false;
   for (unsigned first = 0; first < g_threads; first += 32) {
-    Fiber* warp = &g_fibers[first];
+    Fiber* const* warp = &g_block[first];
     const unsigned lanes = std::min(32u, g_threads - first);
     // __activemask: the lanes waiting at the same line.
     for (unsigned i = 0; i < lanes; ++i) {
-      Fiber& f = warp[i];
+      Fiber& f = *warp[i];
       if (f.state != State::at_warp || f.op != WarpOp::activemask) continue;
       unsigned members = 0;
       for (unsigned j = 0; j < lanes; ++j)
-        if (warp[j].state == State::at_warp && warp[j].op == WarpOp::activemask &&
-            warp[j].line == f.line && warp[j].file == f.file)
+        if (warp[j]->state == State::at_warp && warp[j]->op == WarpOp::activemask &&
+            warp[j]->line == f.line && warp[j]->file == f.file)
           members |= 1u << j;
       for (unsigned j = 0; j < lanes; ++j)
         if (members >> j & 1u) {
-          warp[j].result = members;
-          warp[j].state = State::runnable;
+          warp[j]->result = members;
+          warp[j]->state = State::runnable;
         }
       progress = true;
     }
     // Explicit masks: complete when every named lane waits with the same op and mask.
     for (unsigned i = 0; i < lanes; ++i) {
-      Fiber& f = warp[i];
+      Fiber& f = *warp[i];
       if (f.state != State::at_warp) continue;
       if (!(f.mask >> i & 1u))
         fail_block(std::string("a lane called ") + op_name(f.op) + " with a mask without itself",
@@ -433,12 +440,12 @@ bool resolve_warps() {
       bool ready = true;
       for (unsigned j = 0; j < lanes && ready; ++j)
         if (f.mask >> j & 1u)
-          ready = warp[j].state == State::at_warp && warp[j].op == f.op && warp[j].mask == f.mask;
+          ready = warp[j]->state == State::at_warp && warp[j]->op == f.op && warp[j]->mask == f.mask;
       if (!ready) continue;
       for (unsigned j = 0; j < lanes; ++j)
-        if (f.mask >> j & 1u) warp[j].result = collective_result(warp[j], warp, f.mask);
+        if (f.mask >> j & 1u) warp[j]->result = collective_result(*warp[j], warp, f.mask);
       for (unsigned j = 0; j < lanes; ++j)
-        if (f.mask >> j & 1u) warp[j].state = State::runnable;
+        if (f.mask >> j & 1u) warp[j]->state = State::runnable;
       progress = true;
     }
   }
@@ -542,9 +549,10 @@ void syncthreads(const char* file, int line) {
     f.file = file;
     f.line = line;
   }
-  hb_release(&g_barrier_sync);
+  void* sync = &g_barrier_sync[f.barriers++ % 2];
+  hb_release(sync);
   yield_to_scheduler(f);
-  hb_acquire(&g_barrier_sync);
+  hb_acquire(sync);
 }
 
 uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int width,
@@ -565,9 +573,13 @@ uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int 
     f.file = file;
     f.line = line;
   }
-  if (op == WarpOp::syncwarp) hb_release(&g_warp_sync[(f.linear / 32) % 32]);
+  void* sync = &g_warp_sync[f.syncwarps % 2][(f.linear / 32) % 32];
+  if (op == WarpOp::syncwarp) {
+    ++f.syncwarps;
+    hb_release(sync);
+  }
   yield_to_scheduler(f);
-  if (op == WarpOp::syncwarp) hb_acquire(&g_warp_sync[(f.linear / 32) % 32]);
+  if (op == WarpOp::syncwarp) hb_acquire(sync);
   IgnoreAccesses ignore;
   return f.result;
 }
@@ -669,8 +681,10 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
       g_fibers.emplace_back();
       reset_fiber(g_fibers.back());
     }
+    g_block.resize(g_threads);
     for (unsigned t = 0; t < g_threads; ++t) {
       Fiber& f = g_fibers[t];
+      g_block[t] = &f;
       f.linear = t;
       f.view.thread_idx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
       f.view.lane = t % 32;
