@@ -667,6 +667,7 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     set_launch_error(cudaErrorInvalidResourceHandle, "CPU simulator: launch on a destroyed stream");
     return;
   }
+  before_stream_work(stream);
   std::string failure;
   device_thread().run([&] {
     IgnoreAccesses ignore;

@@ -14,6 +14,10 @@ void set_launch_error(cudaError_t code, const std::string& detail);
 // Dynamic shared memory a kernel may use: 48 KiB, or what cudaFuncSetAttribute allowed.
 size_t dynamic_shared_limit(const void* kernel);
 
+// Runs the deferred work that new work on `stream` must follow (its own queue; for legacy
+// stream 0, every blocking stream's).
+void before_stream_work(cudaStream_t stream);
+
 // False for a stream that was destroyed (or never created).
 bool stream_is_valid(cudaStream_t stream);
 

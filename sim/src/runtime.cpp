@@ -1,6 +1,12 @@
 // The CPU simulator's CUDA runtime API: what the launchers, graders and tools call, on host
 // memory. The simulated device is small on purpose (2 SMs, 1 GiB), so grids stay small enough
 // to run on a CPU and a test that needs gigabytes is skipped with a reason instead of crawling.
+//
+// Streams. Kernels run when they are launched. Asynchronous copies and memsets on a stream
+// created with cudaStreamNonBlocking are deferred: they run, in order, just before the next
+// work on that same stream, or when it (or the device, or an event on it) is synchronized. So
+// work that ignores the stream it was given, and runs on stream 0 instead, does not wait for
+// them, as on a GPU. Legacy stream 0 work first drains every blocking stream.
 #include <cuda_runtime.h>
 
 #include "internal.hpp"
@@ -14,8 +20,12 @@
 #include <set>
 #include <string>
 
+#include <functional>
+#include <vector>
+
 struct CUstream_st {
   unsigned flags = 0;
+  std::vector<std::function<void()>> deferred;  // non-blocking streams only
 };
 struct CUevent_st {
   std::chrono::steady_clock::time_point time;
@@ -57,6 +67,35 @@ cudaError_t fail(cudaError_t code, const std::string& detail) {
   return code;
 }
 
+// Runs a stream's deferred work, in order (without holding the lock: the work takes it).
+void drain(cudaStream_t stream) {
+  std::vector<std::function<void()>> work;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (!g_streams.count(stream)) return;
+    work.swap(stream->deferred);
+  }
+  for (auto& w : work) w();
+}
+
+void drain_all(bool blocking_only) {
+  std::vector<cudaStream_t> streams;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (cudaStream_t s : g_streams)
+      if (!blocking_only || !(s->flags & cudaStreamNonBlocking)) streams.push_back(s);
+  }
+  for (cudaStream_t s : streams) drain(s);
+}
+
+bool is_legacy(cudaStream_t s) { return s == nullptr || s == cudaStreamLegacy; }
+
+// True when work on `stream` is deferred (and queued by the caller).
+bool defers(cudaStream_t stream) {
+  return !is_legacy(stream) && stream != cudaStreamPerThread &&
+         (stream->flags & cudaStreamNonBlocking);
+}
+
 cudaError_t take_pending() {
   std::lock_guard<std::mutex> lock(g_mutex);
   const cudaError_t e = g_pending;
@@ -75,6 +114,13 @@ size_t dynamic_shared_limit(const void* kernel) {
   std::lock_guard<std::mutex> lock(g_mutex);
   const auto it = g_dynamic_limits.find(kernel);
   return it == g_dynamic_limits.end() ? kSharedPerBlock : it->second;
+}
+
+void before_stream_work(cudaStream_t stream) {
+  if (is_legacy(stream))
+    drain_all(true);
+  else if (stream != cudaStreamPerThread)
+    drain(stream);
 }
 
 bool stream_is_valid(cudaStream_t stream) {
@@ -110,6 +156,7 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
+  drain_all(false);  // cudaFree waits for the device
   std::lock_guard<std::mutex> lock(g_mutex);
   const auto it = g_device.find(reinterpret_cast<uintptr_t>(ptr));
   if (it == g_device.end())
@@ -141,6 +188,7 @@ cudaError_t cudaFreeHost(void* ptr) {
 
 cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
   if (bytes && !ptr) return cudaErrorInvalidValue;
+  if (bytes) before_stream_work(nullptr);
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     const auto it = find_device(ptr);
@@ -156,7 +204,18 @@ cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t stream) {
   if (!stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
-  return cudaMemset(ptr, value, bytes);
+  if (!defers(stream)) {
+    before_stream_work(stream);
+    return cudaMemset(ptr, value, bytes);
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto it = find_device(ptr);
+  if (bytes && (it == g_device.end() ||
+                reinterpret_cast<uintptr_t>(ptr) + bytes > it->first + it->second))
+    return fail(cudaErrorInvalidValue, "cudaMemsetAsync of " + std::to_string(bytes) +
+                                           " bytes outside any device allocation (or past its end)");
+  stream->deferred.push_back([=] { cudaMemset(ptr, value, bytes); });
+  return cudaSuccess;
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
@@ -172,14 +231,25 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
       return fail(cudaErrorInvalidValue,
                   "cudaMemcpy: a pointer is not device memory although the copy kind says so");
   }
-  if (bytes) std::memmove(dst, src, bytes);
+  if (bytes) {
+    before_stream_work(nullptr);
+    std::memmove(dst, src, bytes);
+  }
   return g_pending;
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t stream) {
   if (!stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
-  return cudaMemcpy(dst, src, bytes, kind);
+  if (!defers(stream)) {
+    before_stream_work(stream);
+    return cudaMemcpy(dst, src, bytes, kind);
+  }
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  if (bytes && (!dst || !src)) return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  stream->deferred.push_back([=] { cudaMemcpy(dst, src, bytes, kind); });
+  return cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
@@ -260,7 +330,10 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize() { return take_pending(); }
+cudaError_t cudaDeviceSynchronize() {
+  drain_all(false);
+  return take_pending();
+}
 cudaError_t cudaDeviceReset() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_pending = cudaSuccess;
@@ -322,6 +395,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
 }
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  drain(stream);  // work already queued still completes
   std::lock_guard<std::mutex> lock(g_mutex);
   if (!g_streams.erase(stream)) return cudaErrorInvalidResourceHandle;
   delete stream;
@@ -329,6 +403,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
+  before_stream_work(stream);
   return take_pending();
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
@@ -347,6 +422,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
 }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!event || !stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
+  before_stream_work(stream);  // the event completes after the stream's earlier work
   event->time = std::chrono::steady_clock::now();
   event->recorded = true;
   return cudaSuccess;
