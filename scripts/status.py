@@ -95,8 +95,14 @@ def describe(entry):
     return text
 
 
-def next_step(lab, kinds, presets):
+def next_step(lab, kinds, presets, side):
     cpu, sim, gpu = (kinds.get(k) for k in KINDS)
+    if side == "solution":
+        if any(e["failed"] for e in kinds.values()):
+            return "a solution fails: ctest --test-dir build/<preset> -L %s --output-on-failure" % lab
+        if gpu is None or gpu["passed"] == 0:
+            return "on a machine with a GPU: scripts/gpu_check.sh (every grader, sanitizers, benchmark)"
+        return "all ran and passed"
     gpu_preset = presets.get("gpu", "student")
     if cpu and cpu["failed"]:
         return "fix the CPU checks first: ctest --preset %s -L %s -L cpu --output-on-failure" % (
@@ -154,7 +160,7 @@ def main():
         kinds = results.get(lab, {})
         cells = [describe(kinds.get(k)) for k in KINDS]
         print("%-6s %-26s %-26s %s" % (lab, cells[0], cells[1], cells[2]))
-        print("       next: %s" % next_step(lab, kinds, presets))
+        print("       next: %s" % next_step(lab, kinds, presets, args.side))
         for kind in ("gpu", "sim"):
             for reason, count in kinds.get(kind, {}).get("skipped", {}).items():
                 not_run[(kind, reason)] = not_run.get((kind, reason), 0) + count
