@@ -27,8 +27,9 @@ graded (same source) is skipped unless --force.
 
 Settings (options, or the environment):
   --preset / GRADE_PRESET        CMake configure preset (default student-gpu with a GPU, else student)
-  --labels / GRADE_LABELS        extra CTest labels, all required (default none with a GPU, else
-                                 "cpu"); e.g. "cpu" for the CPU tests only
+  --labels / GRADE_LABELS        CTest labels a test must carry besides LAB, all required; "a|b"
+                                 takes either (default: none with a GPU, else "cpu"; for the CPU
+                                 simulator preset "cpu|sim")
   --gpus / GRADE_GPUS            GPU ids to use, comma-separated, or "none" (default: every GPU
                                  nvidia-smi lists, else none)
   --build-slots / GRADE_BUILD_SLOTS  parallel builds (default: half the CPU cores, 1 to 8)
@@ -36,6 +37,7 @@ Settings (options, or the environment):
   GRADE_TIMEOUT                  seconds for one submission's whole test run (default 600)
   GRADE_BUILD_TIMEOUT            seconds for one build (default 600)
   GRADE_CMAKE_ARGS               extra configure arguments, e.g. -DCMAKE_CUDA_ARCHITECTURES=90-real
+  RACECHECK=1                    also run compute-sanitizer racecheck (GPU) on small inputs
 Points per test: grading/points/LAB.toml (see grading/points/README.md).
 """
 import argparse
@@ -153,13 +155,13 @@ class Grading:
         self.points = load_points(lab)
         self.submissions = None
         self.names = set()
-        self.pristine = self.out / "course.tar"
+        self.pristine = self.slots_dir / "course.tar"
         self.expected = []
 
     # A tar of the course tree (no build outputs, no git, no solutions): what every slot is
     # restored to before a build, so that nothing a submission wrote survives into the next.
     def snapshot_course(self):
-        self.out.mkdir(parents=True, exist_ok=True)
+        self.slots_dir.mkdir(parents=True, exist_ok=True)
         skip = {"build", "solutions"}
         tmp = self.pristine.with_suffix(".tmp")
         with tarfile.open(tmp, "w") as tar:
@@ -239,8 +241,8 @@ class Grading:
 
     def label_args(self):
         args = ["-L", f"^{self.lab}$"]
-        for label in self.labels:
-            args += ["-L", f"^{label}$"]
+        for label in self.labels:  # "cpu|sim": either label
+            args += ["-L", f"^({label})$"]
         return args
 
     # Copies the lab's built student graders into `dest` with a CTest file that runs them there,
@@ -353,9 +355,23 @@ class Grading:
         record["tests"] = parse_junit(junit, ctest_verdicts(sub / "test.log"))
         # CTest keeps a full copy of every output here: megabytes for a chatty submission.
         shutil.rmtree(run / "Testing", ignore_errors=True)
+        if os.environ.get("RACECHECK") == "1" and gpu is not None:
+            self.racecheck(sub, record, env)
         outside = writes_outside(self, sub, stamp)
         if outside:
             record["status"].append("writes outside its folder: " + ", ".join(outside[:3]))
+
+    # RACECHECK=1: compute-sanitizer racecheck over each grader on small inputs.
+    def racecheck(self, sub, record, env):
+        env = dict(env, HISTO_GRADER_MAX_N="1048576")
+        for exe in sorted((sub / "run").glob(f"{self.lab}_student*_grader")):
+            log = sub / f"{exe.name}.racecheck.log"
+            with open(log, "w") as f:
+                rc = subprocess.run(["compute-sanitizer", "--tool", "racecheck", "--error-exitcode", "99",
+                                     str(exe), "~[large]"], stdout=f, stderr=subprocess.STDOUT,
+                                    cwd=sub / "run", env=env).returncode
+            if rc == 99:
+                record["status"].append(f"races (see {log.name})")
 
     def finish(self, sub, record, src, start):
         tests = {t["name"]: t for t in record["tests"]}
@@ -400,7 +416,7 @@ class Grading:
         summary = [f"{self.lab}: {score:g} of {max_score:g} points ({'; '.join(status)})."]
         if "build_output" in record:
             summary.append("Your file did not compile:\n" + record["build_output"])
-        if self.labels and "gpu" not in self.labels:
+        if self.labels and not any("gpu" in label for label in self.labels):
             summary.append("Only the tests that run without a GPU are graded here; the GPU tests "
                            "are graded separately on a GPU machine.")
         return {
@@ -484,7 +500,7 @@ def writes_outside(grading, sub, stamp):
     # copies of the student source, and the summary files.
     skip_dirs = {grading.out / name for name in grading.names} | {sub}
     skip_names = {"build", ".git", "ready", "prepare.log", "grades.csv", "course.tar",
-                  "course.tmp", grading.source_name}
+                  "course.tmp", "submissions.txt", grading.source_name}
     hits, seen = [], set()
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root):
@@ -531,6 +547,14 @@ def gather(out):
         e = data["extra_data"]
         rows.append([e["submission"], "yes" if e["built"] else "no", e["passed"], e["failed"],
                      e["skipped"], f"{data['score']:g}", f"{e['max_score']:g}", e["status"]])
+    # A submission listed for grading but without results (a Slurm task that died, say).
+    listed = out / "submissions.txt"
+    if listed.exists():
+        have = {r[0] for r in rows}
+        for name in listed.read_text().split("\n"):
+            if name and name not in have:
+                rows.append([name, "no", 0, 0, 0, "0", "", "not graded: no results.json (see the logs)"])
+        rows.sort()
     with open(out / "grades.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["submission", "built", "passed", "failed", "skipped", "score", "max_score", "status"])
@@ -550,10 +574,15 @@ def default_settings(args):
     labels = args.labels if args.labels is not None else os.environ.get("GRADE_LABELS")
     if labels is None:
         labels = "" if gpus else "cpu"
-    labels = [l for l in re.split(r"[;, ]+", labels) if l]
+    labels = [l for l in re.split(r"[;, ]+", labels) if l]  # all required; "a|b": either
     cores = os.cpu_count() or 1
     slots = args.build_slots or env_int("GRADE_BUILD_SLOTS", min(8, max(1, cores // 2)))
     return preset, labels, gpus, slots
+
+
+def list_submissions(out, entries):
+    Path(out).mkdir(parents=True, exist_ok=True)
+    (Path(out) / "submissions.txt").write_text("".join(f"{name}\n" for name, _ in entries))
 
 
 def run(args, names_and_entries, slots_dir=None):
@@ -561,7 +590,11 @@ def run(args, names_and_entries, slots_dir=None):
     g = Grading(args.lab, args.out, preset, labels, gpus, slots, slots_dir)
     if getattr(args, "submissions", None):
         g.submissions = Path(args.submissions).resolve()
-    g.names = {name for name, _ in names_and_entries}
+    # Folders of OUT the grading writes: every submission's (not just this batch's), the Slurm
+    # jobs' logs.
+    g.names = {name for name, _ in names_and_entries} | {"slurm"}
+    if g.submissions:
+        g.names |= {name for name, _ in submissions_of(g.submissions)}
     todo = []
     for name, entry in names_and_entries:
         src = g.find_source(entry)
@@ -570,7 +603,10 @@ def run(args, names_and_entries, slots_dir=None):
             continue
         todo.append((name, entry))
     if todo:
-        g.prepare()
+        try:
+            g.prepare()
+        except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+            sys.exit(f"grading could not start: {e}")
         # One token per GPU: a submission's tests hold one GPU, and no other's run there at once.
         # Without a GPU, as many test runs at once as there are build slots.
         tokens = queue.Queue()
@@ -597,6 +633,7 @@ def submit_slurm(args, entries):
     if not entries:
         sys.exit(f"no submission in {args.submissions}")
     tasks = (len(entries) + args.per_task - 1) // args.per_task
+    list_submissions(out, entries)
     me = shlex.quote(str(Path(__file__).resolve()))
     passed = []
     for opt in ("preset", "labels", "gpus"):
@@ -688,7 +725,9 @@ def main():
     if args.command == "slurm":
         return submit_slurm(args, submissions_of(args.submissions))
     entries = submissions_of(args.submissions)
-    if args.task is not None:
+    if args.task is None:
+        list_submissions(args.out, entries)
+    else:
         entries = entries[args.task * args.per_task:(args.task + 1) * args.per_task]
     run(args, entries, args.slots_dir)
     if not args.no_gather:
