@@ -500,7 +500,7 @@ def writes_outside(grading, sub, stamp):
     # copies of the student source, and the summary files.
     skip_dirs = {grading.out / name for name in grading.names} | {sub}
     skip_names = {"build", ".git", "ready", "prepare.log", "grades.csv", "course.tar",
-                  "course.tmp", "submissions.txt", grading.source_name}
+                  "course.tmp", "submissions.txt", "timing.json", grading.source_name}
     hits, seen = [], set()
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root):
@@ -603,12 +603,14 @@ def run(args, names_and_entries, slots_dir=None):
             continue
         todo.append((name, entry))
     if todo:
+        started = time.time()
         try:
             g.prepare()
         except (RuntimeError, OSError, subprocess.SubprocessError) as e:
             sys.exit(f"grading could not start: {e}")
         # One token per GPU: a submission's tests hold one GPU, and no other's run there at once.
         # Without a GPU, as many test runs at once as there are build slots.
+        prepared = time.time()
         tokens = queue.Queue()
         for t in (gpus or [None] * slots):
             tokens.put(t)
@@ -622,6 +624,11 @@ def run(args, names_and_entries, slots_dir=None):
                     future.result()
                 except Exception as e:  # a grading bug must not stop the batch either
                     say(f"{futures[future]}: grading error: {e}")
+        done = time.time()
+        (g.out / "timing.json").write_text(json.dumps({
+            "submissions": len(todo), "gpus": gpus, "build_slots": slots, "preset": preset,
+            "labels": labels, "prepare_s": round(prepared - started, 1),
+            "grade_s": round(done - prepared, 1)}) + "\n")
     return g
 
 

@@ -31,7 +31,9 @@ def problems(doc):
             found.append(f"test '{t['name']}' scores {t['score']} of {t['max_score']}")
         if t.get("status") == "passed" and t["score"] != t["max_score"]:
             found.append(f"test '{t['name']}' passed with {t['score']} of {t['max_score']}")
-    extra = doc["extra_data"]
+    extra = doc.get("extra_data")
+    if extra is None:
+        return found
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     for t in tests:
         counts[t.get("status", "skipped")] += 1
