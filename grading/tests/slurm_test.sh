@@ -2,9 +2,10 @@
 # CTest "grading.slurm": grades sample submissions through a real single-node Slurm cluster.
 #
 # Starts munged, slurmctld and slurmd on this machine (configuration, state and logs in a
-# private temporary folder, ports chosen free), submits the grading job array with
-# `grade.py slurm` (one task per submission, no GPU: the tasks run the CPU or simulator tests),
-# waits for the dependent gather job, checks grades.csv, and stops every daemon it started.
+# private temporary folder, ports chosen free), submits the grading job array through
+# `scripts/grade_submissions.sh --slurm` (one task per submission, no GPU: the tasks run the CPU
+# or simulator tests), waits for the dependent gather job, checks grades.csv, and stops every
+# daemon it started.
 # Exits 77 (reported as skipped) when Slurm or munge is not installed, or this user cannot run
 # the daemons.
 # usage: slurm_test.sh WORK_DIR   (GRADE_PRESET, GRADE_LABELS, GRADE_CMAKE_ARGS as for grade.py)
@@ -93,8 +94,8 @@ done
 echo "ok: single-node Slurm up (node $host, $(nproc) CPUs)"
 
 python3 "$root/grading/samples/make_samples.py" --lab "$lab" --kinds correct,wrong,no-compile 3 "$work/subs" || exit 1
-python3 "$root/grading/grade.py" slurm "$lab" "$work/subs" "$work/out" --per-task 1 --gres none \
-  --gpus none --sbatch-args "--cpus-per-task=1 --time=10" || fail "submitting the job array failed"
+"$root/scripts/grade_submissions.sh" "$lab" "$work/subs" "$work/out" --slurm --per-task 1 \
+  --gres none --gpus none --sbatch-args "--cpus-per-task=1 --time=10" || fail "submitting the job array failed"
 read -r _ array_id < <(grep '^array' "$work/out/slurm/jobs")
 read -r _ gather_id < <(grep '^gather' "$work/out/slurm/jobs")
 echo "ok: array job $array_id and gather job $gather_id submitted"
