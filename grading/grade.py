@@ -375,8 +375,12 @@ class Grading:
 
     def finish(self, sub, record, src, start):
         tests = {t["name"]: t for t in record["tests"]}
-        note = {False: "not run: the submission does not compile",
-                True: "not run: the test run was stopped (time limit)"}[record["built"]]
+        if src is None:
+            note = f"not run: the submission has no {self.source_name}"
+        elif not record["built"]:
+            note = "not run: the submission does not compile"
+        else:
+            note = "not run: the test run was stopped (time limit)"
         for name in self.expected:
             if name not in tests:
                 tests[name] = {"name": name, "result": "failed", "output": note, "time": 0.0}
