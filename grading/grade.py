@@ -57,7 +57,6 @@ import sys
 import tarfile
 import threading
 import time
-import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -72,6 +71,8 @@ HUGE_OUTPUT = 1_000_000
 FILE_SIZE_LIMIT = 256 * 1024 * 1024
 
 print_lock = threading.Lock()
+# Extract only plain files and folders inside the target (Pythons that know the filter).
+SAFE_TAR = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
 
 def say(*args):
@@ -119,12 +120,35 @@ def sha256(path):
 # ----------------------------------------------------------------------------------------------
 # Points: grading/points/LAB.toml, first matching pattern wins.
 
+def read_toml(path):
+    try:
+        import tomllib  # Python 3.11 and newer
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except ImportError:
+        pass
+    # Older Pythons (cluster nodes): the subset the points files use, `key = value` lines and
+    # [[test]] tables, with strings and numbers as values.
+    data, table = {}, None
+    for raw in Path(path).read_text().splitlines():
+        line = raw.split(" #")[0].strip() if not raw.strip().startswith("#") else ""
+        if not line:
+            continue
+        if line == "[[test]]":
+            table = {}
+            data.setdefault("test", []).append(table)
+            continue
+        key, _, value = (part.strip() for part in line.partition("="))
+        value = value[1:-1] if value.startswith('"') else float(value)
+        (table if table is not None else data)[key] = value
+    return data
+
+
 def load_points(lab):
     path = GRADING / "points" / f"{lab}.toml"
     config = {"default": 1.0, "visibility": "visible", "tests": []}
     if path.exists():
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = read_toml(path)
         config["default"] = float(data.get("default", 1.0))
         config["visibility"] = data.get("visibility", "visible")
         config["tests"] = data.get("test", [])
@@ -187,7 +211,7 @@ class Grading:
                         continue
                 except FileNotFoundError:
                     pass
-                tar.extract(member, tree)
+                tar.extract(member, tree, **SAFE_TAR)
 
     def grader_targets(self, build):
         out = subprocess.run(["cmake", "--build", str(build), "--target", "help"],
