@@ -344,9 +344,12 @@ class Grading:
             return self.finish(sub, record, src, start)
 
         gpu = gpu_queue.get()
+        record["test_window"] = [time.time()]
         try:
             self.run_tests(sub, record, gpu)
         finally:
+            record["test_window"].append(time.time())
+            record["gpu"] = gpu
             gpu_queue.put(gpu)
         return self.finish(sub, record, src, start)
 
@@ -441,6 +444,8 @@ class Grading:
                 status = [f"fails {counts['failed']} test(s)"]
             if not counts["passed"] and not counts["failed"]:
                 status = ["all skipped: no GPU"]
+            elif counts["skipped"]:
+                status.append(f"{counts['skipped']} skipped (not graded)")
         summary = [f"{self.lab}: {score:g} of {max_score:g} points ({'; '.join(status)})."]
         if "build_output" in record:
             summary.append("Your file did not compile:\n" + record["build_output"])
@@ -461,6 +466,9 @@ class Grading:
                 "skipped": counts["skipped"], "max_score": round(max_score, 4),
                 "status": "; ".join(status),
                 "source_sha256": sha256(src) if src else "",
+                # Which GPU ran the tests, and when: shows that no two submissions shared one.
+                "gpu": record.get("gpu"),
+                "test_window": [round(t, 2) for t in record.get("test_window", [])],
             },
         }
 

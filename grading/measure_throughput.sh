@@ -33,3 +33,21 @@ print(f"preparation (once per batch): {t['prepare_s']:.0f} s")
 print(f"grading: {t['grade_s']:.0f} s = {per_hour(t['grade_s']):.0f} submissions/hour")
 print(f"end to end, preparation included: {total} s = {per_hour(total):.0f} submissions/hour")
 PY
+# No two submissions' tests may have run on one GPU at the same time.
+python3 - "$out/grades" <<'PY'
+import json, sys
+from pathlib import Path
+runs = {}
+for f in Path(sys.argv[1]).glob("*/results.json"):
+    e = json.loads(f.read_text())["extra_data"]
+    if e.get("gpu") is not None and len(e.get("test_window", [])) == 2:
+        runs.setdefault(e["gpu"], []).append((*e["test_window"], e["submission"]))
+overlaps = [(g, a[2], b[2]) for g, r in runs.items() for a, b in zip(sorted(r), sorted(r)[1:]) if b[0] < a[1]]
+for g in sorted(runs):
+    print(f"GPU {g}: {len(runs[g])} submissions' tests, busy {sum(e - s for s, e, _ in runs[g]):.0f} s")
+if overlaps:
+    print("OVERLAP: " + "; ".join(f"GPU {g}: {a} and {b}" for g, a, b in overlaps))
+    sys.exit(1)
+if runs:
+    print("no two submissions' tests shared a GPU")
+PY
