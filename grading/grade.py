@@ -28,8 +28,8 @@ graded (same source) is skipped unless --force.
 Settings (options, or the environment):
   --preset / GRADE_PRESET        CMake configure preset (default student-gpu with a GPU, else student)
   --labels / GRADE_LABELS        CTest labels a test must carry besides LAB, all required; "a|b"
-                                 takes either (default: none with a GPU, else "cpu"; for the CPU
-                                 simulator preset "cpu|sim")
+                                 takes either (default: "cpu|gpu" with a GPU, else "cpu"; for the
+                                 CPU simulator preset "cpu|sim")
   --gpus / GRADE_GPUS            GPU ids to use, comma-separated, or "none" (default: every GPU
                                  nvidia-smi lists, else none)
   --build-slots / GRADE_BUILD_SLOTS  parallel builds (default: half the CPU cores, 1 to 8)
@@ -216,10 +216,15 @@ class Grading:
     def grader_targets(self, build):
         out = subprocess.run(["cmake", "--build", str(build), "--target", "help"],
                              capture_output=True, text=True)
-        names = re.findall(rf"^({self.lab}_student\w*_grader):", out.stdout, re.M)
+        names = sorted(set(re.findall(rf"^({self.lab}_student\w*_grader):", out.stdout, re.M)))
         if not names:
             raise RuntimeError(f"no {self.lab}_student*_grader target in {build}:\n{out.stdout[-2000:]}")
-        return sorted(set(names))
+        # The CPU-simulator grader (labNN_student_sim_grader) only when its tests are graded, or
+        # when it is the only one (a simulator-only build registers the CPU tests there).
+        gpu_side = [n for n in names if "_sim_" not in n]
+        if gpu_side and not any("sim" in label for label in self.labels):
+            return gpu_side
+        return names
 
     def prepare_slot(self, index, jobs):
         tree = self.slots_dir / f"slot{index}"
@@ -609,7 +614,7 @@ def default_settings(args):
     preset = args.preset or os.environ.get("GRADE_PRESET") or ("student-gpu" if gpus else "student")
     labels = args.labels if args.labels is not None else os.environ.get("GRADE_LABELS")
     if labels is None:
-        labels = "" if gpus else "cpu"
+        labels = "cpu|gpu" if gpus else "cpu"
     labels = [l for l in re.split(r"[;, ]+", labels) if l]  # all required; "a|b": either
     cores = os.cpu_count() or 1
     slots = args.build_slots or env_int("GRADE_BUILD_SLOTS", min(8, max(1, cores // 2)))
