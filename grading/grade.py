@@ -385,6 +385,8 @@ class Grading:
                 proc.wait()
                 record["status"].append("timed out")
         record["tests"] = parse_junit(junit, ctest_verdicts(sub / "test.log"))
+        if not record["tests"] and "timed out" not in record["status"]:
+            record["status"].append("no test report (see test.log)")
         # CTest keeps a full copy of every output here: megabytes for a chatty submission.
         shutil.rmtree(run / "Testing", ignore_errors=True)
         if os.environ.get("RACECHECK") == "1" and gpu is not None:
