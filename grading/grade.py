@@ -181,6 +181,7 @@ class Grading:
         self.names = set()
         self.pristine = self.slots_dir / "course.tar"
         self.expected = []
+        self.skipped_here = {}
 
     # A tar of the course tree (no build outputs, no git, no solutions): what every slot is
     # restored to before a build, so that nothing a submission wrote survives into the next.
@@ -255,12 +256,21 @@ class Grading:
         with concurrent.futures.ThreadPoolExecutor(slots) as pool:
             trees = list(pool.map(lambda i: self.prepare_slot(i, jobs), range(slots)))
         # The tests the skeleton registers are the tests every submission is scored on.
-        probe = self.out / ".expected"
+        probe = self.slots_dir / "expected"
         shutil.rmtree(probe, ignore_errors=True)
         self.collect_graders(trees[0], probe)
         listing = subprocess.run(["ctest", "--test-dir", str(probe), "-N", "--show-only=json-v1",
-                                  *self.label_args()], capture_output=True, text=True)
+                                 *self.label_args()], capture_output=True, text=True)
         self.expected = [t["name"] for t in json.loads(listing.stdout)["tests"]]
+        # Without a GPU some tests skip whatever the code (too large for the simulator, say):
+        # running the skeleton's tests once finds them, so that a submission that does not
+        # compile is not charged for them either.
+        if not self.gpus:
+            junit = probe / "junit.xml"
+            subprocess.run(["ctest", "--test-dir", str(probe), *self.label_args(), "--output-junit",
+                            str(junit)], capture_output=True, timeout=env_int("GRADE_TIMEOUT", 600))
+            self.skipped_here = {t["name"]: t["output"].splitlines()[0]
+                                 for t in parse_junit(junit, {}) if t["result"] == "skipped"}
         shutil.rmtree(probe, ignore_errors=True)
         if not self.expected:
             raise RuntimeError(f"no test of {self.lab} matches labels {self.labels}")
@@ -416,8 +426,12 @@ class Grading:
         else:
             note = "not run: the test run was stopped (time limit)"
         for name in self.expected:
-            if name not in tests:
-                tests[name] = {"name": name, "result": "failed", "output": note, "time": 0.0}
+            if name in tests:
+                continue
+            if name in self.skipped_here:
+                tests[name] = {"name": name, "result": "skipped", "output": self.skipped_here[name]}
+            else:
+                tests[name] = {"name": name, "result": "failed", "output": note}
         results = self.results_json(record, list(tests.values()), src, time.time() - start)
         (sub / "results.json").write_text(json.dumps(results, indent=1) + "\n")
         extra = results["extra_data"]
@@ -512,8 +526,10 @@ def parse_junit(path, verdicts):
         t = {"name": name, "time": float(case.get("time") or 0), "output": out}
         if skipped is not None or case.get("status") == "notrun":
             t["result"] = "skipped"
-            reason = re.search(r"^.*(SKIPPED|[Ss]kipp).*$", out, re.M)
-            t["output"] = "skipped: " + (reason.group(0).strip() if reason else "no GPU") + "\n" + out
+            # Catch2: "file:line: SKIPPED:\nexplicitly with message:\n  <reason, wrapped>\n\n".
+            reason = re.search(r"SKIPPED:\s*\n(?:explicitly with message:\s*\n)?((?:[ \t]+\S.*\n?)+)", out)
+            why = " ".join(reason.group(1).split()) if reason else "no reason given"
+            t["output"] = f"skipped here (not graded): {why}\n\n" + out
         elif failure is not None or case.get("status") == "fail":
             t["result"] = "failed"
             if verdict.startswith("Timeout"):
