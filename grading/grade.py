@@ -233,8 +233,12 @@ class Grading:
         ready = tree / "ready"
         tree.mkdir(parents=True, exist_ok=True)
         self.restore(tree)
-        if ready.exists():
+        # A slot is reused only if it was built with the same settings.
+        settings = f"{self.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')} | {' '.join(self.labels)}"
+        if ready.exists() and ready.read_text().splitlines()[1:2] == [settings]:
             return tree
+        ready.unlink(missing_ok=True)
+        shutil.rmtree(build, ignore_errors=True)
         cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", self.preset]
         cmd += shlex.split(os.environ.get("GRADE_CMAKE_ARGS", ""))
         log = tree / "prepare.log"
@@ -245,7 +249,7 @@ class Grading:
             if subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets],
                               stdout=f, stderr=subprocess.STDOUT).returncode != 0:
                 raise RuntimeError(f"building the shipped skeleton failed: {log}")
-        ready.write_text(" ".join(targets) + "\n")
+        ready.write_text(" ".join(targets) + "\n" + settings + "\n")
         return tree
 
     def prepare(self):
@@ -339,7 +343,7 @@ class Grading:
             self.restore(tree)
             shutil.copyfile(src, tree / self.folder / self.source_name)
             build = tree / "build" / "grading"
-            targets = (tree / "ready").read_text().split()
+            targets = (tree / "ready").read_text().splitlines()[0].split()
             cmd = ["cmake", "--build", str(build), "-j", "1", "--target", *targets]
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
