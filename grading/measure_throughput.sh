@@ -10,7 +10,7 @@
 # Without a GPU it grades the CPU tests only (labels "cpu"), which measures the build side.
 # The one-time preparation (configuring and building the build slots) is reported apart.
 set -euo pipefail
-[ $# -ge 1 ] || { sed -n '2,12p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,11p' "$0"; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=$1 lab=${2:-lab01}
 out=${3:-$root/build/throughput-$lab}

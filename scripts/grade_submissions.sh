@@ -18,7 +18,7 @@
 # compile, crashes, hangs (GRADE_TEST_TIMEOUT per test, default 120 s), prints megabytes or
 # writes outside its folder is recorded as such. RACECHECK=1 also runs compute-sanitizer racecheck.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,21p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,19p' "$0"; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 lab=$1 subs=$2
 shift 2

@@ -12,7 +12,7 @@
 # Python 3.11 or newer are needed). Students submit their labNN_*.cu; only that file is used.
 # Points per test come from grading/points/LAB.toml, as it is when the bundle is made.
 set -euo pipefail
-[ $# -ge 1 ] || { sed -n '2,14p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,13p' "$0"; exit 2; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
 lab=$1
 ls -d "$root/${lab}"_*/ > /dev/null 2>&1 || { echo "unknown lab '$lab'" >&2; exit 2; }
