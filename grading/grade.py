@@ -106,6 +106,14 @@ def detect_gpus():
     return [str(i) for i in range(len(gpus))]
 
 
+# The cores this process may use (a Slurm task or a container may have fewer than the machine).
+def usable_cores():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def truncate(text, limit):
     if len(text) <= limit:
         return text
@@ -255,7 +263,7 @@ class Grading:
     def prepare(self):
         self.snapshot_course()
         slots = self.build_slots
-        jobs = max(1, (os.cpu_count() or 1) // slots)
+        jobs = max(1, usable_cores() // slots)
         say(f"preparing {slots} build slot(s) for {self.lab} (preset {self.preset})")
         with concurrent.futures.ThreadPoolExecutor(slots) as pool:
             trees = list(pool.map(lambda i: self.prepare_slot(i, jobs), range(slots)))
@@ -638,7 +646,7 @@ def default_settings(args):
     if labels is None:
         labels = "cpu|gpu" if gpus else "cpu"
     labels = [l for l in re.split(r"[;, ]+", labels) if l]  # all required; "a|b": either
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     slots = args.build_slots or env_int("GRADE_BUILD_SLOTS", min(8, max(1, cores // 2)))
     return preset, labels, gpus, slots
 
