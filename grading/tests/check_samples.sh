@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# CTest "grading.samples": grades one sample submission of each kind (grading/samples) and checks
+# that each is recorded as what it is, that a second run skips them all, and that every
+# results.json validates against Gradescope's documented fields (grading/results.schema.json).
+# usage: check_samples.sh WORK_DIR   (GRADE_PRESET, GRADE_LABELS, GRADE_CMAKE_ARGS as for grade.py)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${1:?usage: check_samples.sh WORK_DIR}
+lab=${GRADE_LAB:-lab01}
+export GRADE_GPUS=none GRADE_TEST_TIMEOUT=${GRADE_TEST_TIMEOUT:-10}
+rm -rf "$work" && mkdir -p "$work" || exit 1
+python3 "$root/grading/samples/make_samples.py" --lab "$lab" \
+  --kinds correct,wrong,no-compile,hang,crash,chatty,escape 7 "$work/subs" || exit 1
+python3 "$root/grading/grade.py" run "$lab" "$work/subs" "$work/out" || { echo "FAIL: grade.py failed"; exit 1; }
+
+fail=0
+expect() {  # expect SUBMISSION STATUS_SUBSTRING
+  local line
+  line=$(grep "^$1," "$work/out/grades.csv")
+  case "$line" in
+    *"$2"*) echo "ok: $1 recorded as '$2'" ;;
+    *) echo "FAIL: $1 should be recorded as '$2'; grades.csv says: ${line:-nothing}"; fail=1 ;;
+  esac
+}
+expect s01-correct ",ok"
+expect s02-wrong "fails"
+expect s03-no-compile "does not compile"
+expect s04-hang "timed out"
+expect s05-crash "crashed"
+expect s06-chatty "prints megabytes"
+expect s07-escape "writes outside its folder"
+# The correct one scores every point, the wrong one (the skeleton) fewer.
+python3 - "$work/out" <<'PY' || fail=1
+import json, sys
+from pathlib import Path
+out = Path(sys.argv[1])
+good = json.loads((out / "s01-correct/results.json").read_text())
+wrong = json.loads((out / "s02-wrong/results.json").read_text())
+ok = good["score"] > 0 and good["score"] == good["extra_data"]["max_score"] and wrong["score"] < good["score"]
+print(("ok" if ok else "FAIL") + f": correct scores {good['score']} of {good['extra_data']['max_score']}, wrong scores {wrong['score']}")
+sys.exit(0 if ok else 1)
+PY
+
+again=$(python3 "$root/grading/grade.py" run "$lab" "$work/subs" "$work/out" 2>&1)
+skipped=$(grep -c "already graded" <<< "$again")
+if [ "$skipped" -eq 7 ]; then echo "ok: a second run skips all 7 graded submissions"
+else echo "FAIL: a second run skipped $skipped of 7:"; echo "$again"; fail=1; fi
+
+python3 "$root/grading/tests/validate_results.py" "$work/out" || fail=1
+exit $fail
