@@ -541,6 +541,7 @@ def parse_junit(path, verdicts):
             # Catch2: "file:line: SKIPPED:\nexplicitly with message:\n  <reason, wrapped>\n\n".
             reason = re.search(r"SKIPPED:\s*\n(?:explicitly with message:\s*\n)?((?:[ \t]+\S.*\n?)+)", out)
             why = " ".join(reason.group(1).split()) if reason else "no reason given"
+            t["skip_reason"] = why
             t["output"] = f"skipped here (not graded): {why}\n\n" + out
         elif failure is not None or case.get("status") == "fail":
             t["result"] = "failed"

@@ -15,9 +15,10 @@ import re
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "grading"))
+from grade import parse_junit  # noqa: E402  (one reader of ctest's JUnit, skip reasons included)
 LABS = ["lab01", "lab02", "lab03", "lab04", "lab05", "lab06"]
 KINDS = ["cpu", "sim", "gpu"]
 KIND_TITLE = {"cpu": "CPU checks", "sim": "kernels, CPU simulator", "gpu": "kernels, GPU"}
@@ -44,14 +45,11 @@ def run_tests(build_dir, lab, side):
     return junit
 
 
-SKIP_REASON = re.compile(r"SKIPPED:\s*\n\s*explicitly with message:\s*\n((?:[ \t]+\S.*\n)+)")
-
-
 def results_of(junit, labels, side):
     """{lab: {kind: {"passed": n, "failed": [...], "skipped": {reason: n}}}}"""
     table = {}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        name = case.get("name", "")
+    for test in parse_junit(junit, {}):
+        name = test["name"] or ""
         m = re.match(r"^(lab0[1-6])\.(\w+)(\.sim)?: ", name)
         if not m or m.group(2) != side:
             continue
@@ -59,16 +57,12 @@ def results_of(junit, labels, side):
         tags = labels.get(name, set())
         kind = "sim" if "sim" in tags else "gpu" if "gpu" in tags else "cpu"
         entry = table.setdefault(lab, {}).setdefault(kind, {"passed": 0, "failed": [], "skipped": {}})
-        status = case.get("status")
-        if status == "run":
+        if test["result"] == "passed":
             entry["passed"] += 1
-        elif status == "fail":
+        elif test["result"] == "failed":
             entry["failed"].append(name.split(": ", 1)[1])
         else:
-            text = "".join(c.text or "" for c in case if c.tag == "system-out")
-            found = SKIP_REASON.search(text)
-            reason = " ".join(found.group(1).split()) if found else "skipped"
-            reason = re.sub(r"needs \d+ MiB", "needs gigabytes", reason)
+            reason = re.sub(r"needs \d+ MiB", "needs gigabytes", test.get("skip_reason", "skipped"))
             entry["skipped"][reason] = entry["skipped"].get(reason, 0) + 1
     return table
 

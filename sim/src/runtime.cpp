@@ -45,8 +45,7 @@ constexpr size_t kAlignment = 256;  // cudaMalloc's alignment
 
 std::mutex g_mutex;
 std::map<uintptr_t, size_t> g_device;  // device allocations: start -> bytes
-std::set<uintptr_t> g_pinned;          // cudaMallocHost allocations
-std::map<uintptr_t, size_t> g_pinned_bytes;
+std::map<uintptr_t, size_t> g_pinned;  // cudaMallocHost allocations: start -> bytes
 size_t g_device_used = 0;
 std::set<CUstream_st*> g_streams;
 std::map<const void*, size_t> g_dynamic_limits;
@@ -96,7 +95,7 @@ bool defers(cudaStream_t stream) {
          (stream->flags & cudaStreamNonBlocking);
 }
 
-cudaError_t take_pending() {
+cudaError_t peek_pending() {
   std::lock_guard<std::mutex> lock(g_mutex);
   const cudaError_t e = g_pending;
   return e;
@@ -172,8 +171,7 @@ cudaError_t cudaMallocHost(void** ptr, size_t bytes) {
   *ptr = std::aligned_alloc(kAlignment, (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
   if (!*ptr) return cudaErrorMemoryAllocation;
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_pinned.insert(reinterpret_cast<uintptr_t>(*ptr));
-  g_pinned_bytes[reinterpret_cast<uintptr_t>(*ptr)] = bytes;
+  g_pinned[reinterpret_cast<uintptr_t>(*ptr)] = bytes;
   return cudaSuccess;
 }
 
@@ -181,7 +179,6 @@ cudaError_t cudaFreeHost(void* ptr) {
   if (!ptr) return cudaSuccess;
   std::lock_guard<std::mutex> lock(g_mutex);
   if (!g_pinned.erase(reinterpret_cast<uintptr_t>(ptr))) return cudaErrorInvalidValue;
-  g_pinned_bytes.erase(reinterpret_cast<uintptr_t>(ptr));
   std::free(ptr);
   return cudaSuccess;
 }
@@ -269,8 +266,8 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
     return cudaSuccess;
   }
   const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
-  auto it = g_pinned_bytes.upper_bound(a);
-  if (it != g_pinned_bytes.begin() && a < (--it)->first + it->second) {
+  auto it = g_pinned.upper_bound(a);
+  if (it != g_pinned.begin() && a < (--it)->first + it->second) {
     attributes->type = cudaMemoryTypeHost;  // pinned and mapped: the device can read it
     attributes->devicePointer = const_cast<void*>(ptr);
     attributes->hostPointer = const_cast<void*>(ptr);
@@ -332,7 +329,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 
 cudaError_t cudaDeviceSynchronize() {
   drain_all(false);
-  return take_pending();
+  return peek_pending();
 }
 cudaError_t cudaDeviceReset() {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -354,7 +351,7 @@ cudaError_t cudaGetLastError() {
   g_pending = cudaSuccess;
   return e;
 }
-cudaError_t cudaPeekAtLastError() { return take_pending(); }
+cudaError_t cudaPeekAtLastError() { return peek_pending(); }
 
 const char* cudaGetErrorName(cudaError_t error) {
   switch (error) {
@@ -404,7 +401,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
   before_stream_work(stream);
-  return take_pending();
+  return peek_pending();
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t, unsigned) {
@@ -429,7 +426,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (!event) return cudaErrorInvalidResourceHandle;
-  return take_pending();
+  return peek_pending();
 }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
   if (!start || !stop || !start->recorded || !stop->recorded) return cudaErrorInvalidResourceHandle;
