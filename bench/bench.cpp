@@ -48,7 +48,9 @@ constexpr const char* kUsage = R"(usage: histo_bench [options]
   --labs LIST      only these labs' kernels (e.g. lab01,lab04); cpu for the CPU rows
   --kernels LIST   only these kernels, by id: probe, cub, cpu (both CPU rows), cpu/sequential,
                    cpu/parallel, or any id --list prints (e.g. lab04/shared_vec16,lab06/capstone).
-                   The % probe and x CUB columns need probe and cub in the list
+                   The % probe and x CUB columns need probe and cub in the list. Only when
+                   listed: probe/after_memset, the probe after a 1 KiB cudaMemsetAsync (the
+                   fixed cost of a histogram that overwrites its bins, the ceiling at small sizes)
   --reps N         at most N timed repetitions per kernel (default 15; at least 3 are taken)
   --budget-ms MS   stop repeating once this much time was measured (default 1500)
   --seed S         dataset seed (default 2026)
@@ -148,8 +150,8 @@ bool wanted(const Options& o, const std::string& lab, const std::string& id,
 
 // Every id --kernels accepts; an unknown one is an error that lists them.
 void check_kernel_ids(const Options& o) {
-  std::vector<std::string> known = {"probe", "cub", "cub/HistogramEven", "cpu", "cpu/sequential",
-                                    "cpu/parallel"};
+  std::vector<std::string> known = {"probe", "probe/after_memset", "cub", "cub/HistogramEven",
+                                    "cpu", "cpu/sequential", "cpu/parallel"};
   for (const histo::Variant& v : bench::all_variants()) known.push_back(v.id());
   for (const histo::ReadProbe& p : bench::all_probes()) known.push_back(p.id());
   for (const std::string& id : o.kernels) {
@@ -272,6 +274,7 @@ class Bench {
     CUDA_CHECK(cudaStreamCreate(&stream_));
     d_in_ = histo::DeviceBuffer<uint8_t>(max_n);
     d_sink_ = histo::DeviceBuffer<uint32_t>(1);
+    d_zeroed_ = histo::DeviceBuffer<uint32_t>(histo::kNumBins);
     cub_ = std::make_unique<bench::CubHistogram>(max_n);
   }
   ~Bench() {
@@ -289,6 +292,15 @@ class Bench {
       if (o_.kernels.empty() || listed(o_.kernels, "probe"))
         rows.push_back(probe_row("probe", "read-only, 16-byte loads (the bandwidth limit)", dataset, n,
                                  [&](cudaStream_t s) { histo::bandwidth_probe(d_in_.get(), n, d_sink_.get(), s); }));
+      // What every launcher here does before its kernel, in front of the probe: the most a
+      // histogram that overwrites its 256 bins can reach where launches dominate (small inputs).
+      if (listed(o_.kernels, "probe/after_memset"))
+        rows.push_back(probe_row("probe/after_memset",
+                                 "read-only probe after a 1 KiB cudaMemsetAsync (zeroing the bins)", dataset, n,
+                                 [&](cudaStream_t s) {
+                                   CUDA_CHECK(cudaMemsetAsync(d_zeroed_.get(), 0, histo::kNumBins * sizeof(uint32_t), s));
+                                   histo::bandwidth_probe(d_in_.get(), n, d_sink_.get(), s);
+                                 }));
       if (o_.kernels.empty() || listed(o_.kernels, "cub") || listed(o_.kernels, "cub/HistogramEven"))
         rows.push_back(kernel_row({"cub", "HistogramEven", "NVIDIA CUB DeviceHistogram::HistogramEven", nullptr},
                                   dataset, n, expected, [&](const uint8_t* d, size_t m, uint32_t* bins, cudaStream_t s) {
@@ -406,6 +418,7 @@ class Bench {
   cudaStream_t stream_ = nullptr;
   histo::DeviceBuffer<uint8_t> d_in_;
   histo::DeviceBuffer<uint32_t> d_sink_;
+  histo::DeviceBuffer<uint32_t> d_zeroed_;  // what probe/after_memset zeroes
   std::unique_ptr<bench::CubHistogram> cub_;
 };
 

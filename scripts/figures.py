@@ -17,7 +17,8 @@ Keys of numbers.json (kernel ids as `histo_bench --list` prints them, "/" -> "."
   probe.<dataset>.gbps, cub.<dataset>.gbps, cpu.<sequential|parallel>.<dataset>.gbps
   lab01.racy.<dataset>.lost_pct                     counts the racy demo lost
   <lab>.sweep.<kernel>.<distinct>.gbps              contention sweep, distinct = 256 .. 1
-  <lab>.<kernel>.size.<dataset>.<64K|1M|...>.gbps | .us   size sweep
+  <lab>.<kernel>.size.<dataset>.<64K|1M|...>.gbps | .us | .pct_probe | .vs_cub   size sweep
+  probe.after_memset.size.<dataset>.<size>.us | .pct_probe   the probe after zeroing the bins
   lab05.<layout>.<dataset>.bank_conflicts_ld | _st  Nsight Compute (when it ran)
   capstone.vs_cub.<dataset>, capstone.pct_probe.<dataset>
 A figure or key whose input is missing is left out, with a message saying why: the slide
@@ -116,6 +117,11 @@ def sweep_numbers(rows, numbers):
 
 
 def size_numbers(rows, numbers):
+    gbps = {}
+    for r in rows:
+        g = num(r["gbps"])
+        if g is not None:
+            gbps[(r["kernel"], r["dataset"], size_label(int(r["bytes"])))] = g
     for r in rows:
         g = num(r["gbps"])
         if g is None:
@@ -123,6 +129,11 @@ def size_numbers(rows, numbers):
         k, ds, label = key_of(r["kernel"]), r["dataset"], size_label(int(r["bytes"]))
         numbers.put(f"{k}.size.{ds}.{label}.gbps", rate(g))
         numbers.put(f"{k}.size.{ds}.{label}.us", round(1000 * float(r["median_ms"]), 1))
+        probe, cub = gbps.get(("probe", ds, label)), gbps.get(("cub/HistogramEven", ds, label))
+        if probe and r["kernel"] != "probe":
+            numbers.put(f"{k}.size.{ds}.{label}.pct_probe", round(100 * g / probe, 1))
+        if cub and k not in ("probe", "cub") and not k.startswith("probe."):
+            numbers.put(f"{k}.size.{ds}.{label}.vs_cub", round(g / cub, 2))
 
 
 def read_ncu(folder):
@@ -334,7 +345,9 @@ def fig_policies(figs, table):
 
 def fig_sizes(figs, rows):
     name = "capstone_sizes"
-    series = [("probe", "read-only probe (the ceiling)"), ("cub/HistogramEven", "CUB HistogramEven"),
+    series = [("probe", "read-only probe (the ceiling)"),
+              ("probe/after_memset", "probe after zeroing 1 KiB (ceiling for one call)"),
+              ("cub/HistogramEven", "CUB HistogramEven"),
               ("lab06/capstone", "capstone"), ("lab04/shared_vec16", "lab04 shared, 16-byte"),
               ("lab06/merge", "lab06 periodic merge")]
     pts = {}
@@ -351,8 +364,10 @@ def fig_sizes(figs, rows):
             if (k, d) not in pts:
                 continue
             xs, ys = zip(*sorted(pts[(k, d)]))
-            style = dict(color=PROBE_COLOUR, linestyle="--", linewidth=2.5) if k == "probe" else \
-                dict(color=OKABE[i - 1], linewidth=2.5, marker="osd^v"[i - 1], markersize=8)
+            if k.startswith("probe"):
+                style = dict(color=PROBE_COLOUR, linewidth=2.5, linestyle="--" if k == "probe" else ":")
+            else:
+                style = dict(color=OKABE[i - 2], linewidth=2.5, marker="osd^v"[i - 2], markersize=8)
             ax.plot(xs, ys, label=label, **style)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")

@@ -7,7 +7,8 @@
 #
 # With a GPU it also runs, for the slides and handouts:
 #   - lab03's contention sweep (histo_bench --sweep);
-#   - a size sweep (64 KiB .. 1 GiB) of the probe, CUB and the fastest kernels;
+#   - a size sweep (64 KiB .. 1 GiB) of the probe (also behind a 1 KiB memset), CUB and the
+#     fastest kernels;
 #   - Nsight Compute on lab05's three counter layouts (shared-memory bank conflicts), when ncu
 #     is on PATH and may read the GPU's counters.
 # Then scripts/figures.py turns the CSVs into numbers.json and figures/ (needs matplotlib).
@@ -37,8 +38,9 @@ if [ "$gpu" = yes ]; then
     echo "   the contention sweep failed: lab03's sweep figure will be missing" >&2
 
   echo "== 3. the size sweep: probe, CUB and the fastest kernels from 64 KiB to 1 GiB"
+  # probe/after_memset: the probe behind the 1 KiB memset that every launcher here issues.
   "$bench" --sizes 64K,1M,16M,256M,1G \
-    --kernels probe,cub,lab04/shared_vec16,lab06/merge,lab06/capstone \
+    --kernels probe,probe/after_memset,cub,lab04/shared_vec16,lab06/merge,lab06/capstone \
     --datasets uniform,degenerate --csv "$report/sizes.csv" ||
     echo "   the size sweep failed: the capstone's size figure will be missing" >&2
 

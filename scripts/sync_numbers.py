@@ -21,7 +21,10 @@ ALL = ["uniform", "degenerate", "skewed", "text", "image", "alternating", "runs"
 SIX = ["uniform", "degenerate", "skewed", "text", "image", "runs"]
 
 # name: (file, kind, columns, rows). kind "kernels": one row per kernel (label, key pattern(s)
-# with {d} for the column); "datasets": one row per column entry, one column per kernel.
+# with {d} for the column); "datasets": one row per column entry, one column per kernel;
+# "sizes": like "datasets" with sizes ({d} is 64K, 1M, ...), each column label naming its unit.
+SIZES = ["64K", "1M", "16M", "256M", "1G"]
+UD = ["uniform", "degenerate"]
 TABLES = {
     "overview": ("README.md", "kernels", ["uniform", "degenerate"], [
         ("read-only probe, 16-byte loads (the limit)", ["probe.{d}.gbps"]),
@@ -89,6 +92,17 @@ TABLES = {
         ("capstone / CUB (x)", ["capstone.vs_cub.{d}"]),
         ("capstone / probe (%)", ["capstone.pct_probe.{d}"]),
     ]),
+    # Cells: uniform / degenerate.
+    "lab06-sizes": ("lab06_overflow/README.md", "sizes", SIZES, [
+        ("input", None),
+        ("probe (us)", [f"probe.size.{u}.{{d}}.us" for u in UD]),
+        ("probe after the 1 KiB memset (% of probe)", [f"probe.after_memset.size.{u}.{{d}}.pct_probe" for u in UD]),
+        ("CUB (% of probe)", [f"cub.size.{u}.{{d}}.pct_probe" for u in UD]),
+        ("lab04 `shared_vec16` (% of probe)", [f"lab04.shared_vec16.size.{u}.{{d}}.pct_probe" for u in UD]),
+        ("`capstone` (% of probe)", [f"lab06.capstone.size.{u}.{{d}}.pct_probe" for u in UD]),
+        ("`capstone` (us)", [f"lab06.capstone.size.{u}.{{d}}.us" for u in UD]),
+        ("`capstone` / CUB (x)", [f"lab06.capstone.size.{u}.{{d}}.vs_cub" for u in UD]),
+    ]),
 }
 
 REGION = re.compile(r"(<!-- numbers:([\w.-]+) -->\n)(.*?)(<!-- /numbers -->)", re.S)
@@ -122,17 +136,20 @@ def generate(name, numbers, missing):
             lines.append(f"| {label} | " + " | ".join(cell(patterns, d) for d in columns) + " |")
     else:
         head, kernels = rows[0][0], rows[1:]
-        lines.append(f"| {head} | " + " | ".join(label + " (GB/s)" for label, _ in kernels) + " |")
+        unit = "" if kind == "sizes" else " (GB/s)"
+        lines.append(f"| {head} | " + " | ".join(label + unit for label, _ in kernels) + " |")
         lines.append("|---" * (len(kernels) + 1) + "|")
         for d in columns:
-            lines.append(f"| {d} | " + " | ".join(cell(p, d) for _, p in kernels) + " |")
+            shown = d[:-1] + " " + d[-1] + "iB" if kind == "sizes" else d
+            lines.append(f"| {shown} | " + " | ".join(cell(p, d) for _, p in kernels) + " |")
     meta = numbers.get("meta", {})
     mib = meta.get("sweep_mib") if name.endswith("-sweep") else meta.get("input_mib")
+    inputs = "each size as its row says; cells: uniform / degenerate" if kind == "sizes" else f"{mib} MiB inputs"
     lines.append("")
     link = os.path.relpath("report/README.md", os.path.dirname(file) or ".")
     lines.append(f"*From the reference run in [`report/`]({link}): {meta.get('gpu', '?')}, "
-                 f"driver {meta.get('driver', '?')}, {meta.get('date', '?')}, {mib} MiB inputs, "
-                 "GB/s = input bytes / median time.*")
+                 f"driver {meta.get('driver', '?')}, {meta.get('date', '?')}, {inputs}" +
+                 (".*" if kind == "sizes" else ", GB/s = input bytes / median time.*"))
     return "\n".join(lines) + "\n"
 
 
