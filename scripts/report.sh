@@ -39,7 +39,8 @@ if [ "$gpu" = yes ]; then
 
   echo "== 3. the size sweep: probe, CUB and the fastest kernels from 64 KiB to 1 GiB"
   # probe/after_memset: the probe behind the 1 KiB memset that every launcher here issues.
-  "$bench" --sizes 64K,1M,16M,256M,1G \
+  # 101 repetitions: at the small sizes one lasts microseconds and single ones scatter widely.
+  "$bench" --sizes 64K,1M,16M,256M,1G --reps 101 \
     --kernels probe,probe/after_memset,cub,lab04/shared_vec16,lab06/merge,lab06/capstone \
     --datasets uniform,degenerate --csv "$report/sizes.csv" ||
     echo "   the size sweep failed: the capstone's size figure will be missing" >&2
