@@ -2,10 +2,8 @@
 // CPU references and the read-bandwidth probe run on the same inputs; each GPU kernel is first
 // checked against the CPU reference (a wrong kernel is reported, never timed), then timed:
 // warm-up, CUDA events, median of several repetitions, output poisoned before each repetition
-// (outside the timed region) and zeroed by the launcher inside it. The GPU rows of one input are
-// timed in turns (one repetition of each per round), so drift falls on all of them alike.
-// GB/s = input bytes / median time. Inputs default to 1 GiB (at least 4x the L2 cache, so the
-// cache cannot flatter anyone).
+// (outside the timed region) and zeroed by the launcher inside it. GB/s = input bytes / median
+// time. Inputs default to 1 GiB (at least 4x the L2 cache, so the cache cannot flatter anyone).
 //
 //   histo_bench                     all kernels, all datasets, size from the device
 //   histo_bench --sizes 64K,1M,16M,256M,1G --kernels probe,cub,lab06/capstone
@@ -29,10 +27,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <fstream>
 #include <iostream>
-#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -206,7 +202,12 @@ histo::Timing time_cpu(F&& f, const Options& o) {
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     total += ms.back();
   }
-  return histo::summarize(ms);
+  histo::Timing t;
+  t.reps = int(ms.size());
+  t.median_ms = histo::median(ms);
+  t.min_ms = *std::min_element(ms.begin(), ms.end());
+  t.max_ms = *std::max_element(ms.begin(), ms.end());
+  return t;
 }
 
 std::string fixed(double v, int digits) {
@@ -283,7 +284,6 @@ class Bench {
   std::vector<Row> run(const std::string& dataset, const std::vector<uint8_t>& h_in) {
     const size_t n = h_in.size();
     std::vector<Row> rows;
-    pending_.clear();
     const std::vector<uint32_t> expected = histo::reference_histogram(h_in.data(), n);
 
     if (gpu_ && !dead_) {
@@ -291,34 +291,31 @@ class Bench {
       // The probe and CUB are the yardsticks: --labs never drops them, --kernels can.
       if (o_.kernels.empty() || listed(o_.kernels, "probe"))
         rows.push_back(probe_row("probe", "read-only, 16-byte loads (the bandwidth limit)", dataset, n,
-                                 [this, n](cudaStream_t s) { histo::bandwidth_probe(d_in_.get(), n, d_sink_.get(), s); },
-                                 rows.size()));
+                                 [&](cudaStream_t s) { histo::bandwidth_probe(d_in_.get(), n, d_sink_.get(), s); }));
       // What every launcher here does before its kernel, in front of the probe: the most a
       // histogram that overwrites its 256 bins can reach where launches dominate (small inputs).
       if (listed(o_.kernels, "probe/after_memset"))
         rows.push_back(probe_row("probe/after_memset",
                                  "read-only probe after a 1 KiB cudaMemsetAsync (zeroing the bins)", dataset, n,
-                                 [this, n](cudaStream_t s) {
+                                 [&](cudaStream_t s) {
                                    CUDA_CHECK(cudaMemsetAsync(d_zeroed_.get(), 0, histo::kNumBins * sizeof(uint32_t), s));
                                    histo::bandwidth_probe(d_in_.get(), n, d_sink_.get(), s);
-                                 },
-                                 rows.size()));
+                                 }));
       if (o_.kernels.empty() || listed(o_.kernels, "cub") || listed(o_.kernels, "cub/HistogramEven"))
         rows.push_back(kernel_row({"cub", "HistogramEven", "NVIDIA CUB DeviceHistogram::HistogramEven", nullptr},
-                                  dataset, n, expected, [this](const uint8_t* d, size_t m, uint32_t* bins, cudaStream_t s) {
+                                  dataset, n, expected, [&](const uint8_t* d, size_t m, uint32_t* bins, cudaStream_t s) {
                                     cub_->run(d, m, bins, s);
                                     return histo::LaunchShape{};
-                                  },
-                                  rows.size()));
+                                  }));
       for (const histo::ReadProbe& p : bench::all_probes())
         if (wanted(o_, p.lab, p.id()))
           rows.push_back(probe_row(p.id(), p.technique, dataset, n,
-                                   [this, n, run = p.run](cudaStream_t s) { run(d_in_.get(), n, d_sink_.get(), s); },
-                                   rows.size()));
+                                   [&](cudaStream_t s) { p.run(d_in_.get(), n, d_sink_.get(), s); }));
       for (const histo::Variant& v : bench::all_variants())
         if (wanted(o_, v.lab, v.id()))
-          rows.push_back(kernel_row(v, dataset, n, expected, v.launch, rows.size()));
-      time_pending(rows);
+          rows.push_back(kernel_row(v, dataset, n, expected, [&](const uint8_t* d, size_t m, uint32_t* bins, cudaStream_t s) {
+            return v.launch(d, m, bins, s);
+          }));
     }
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     if (wanted(o_, "cpu", "cpu/sequential", "cpu"))
@@ -336,33 +333,29 @@ class Bench {
     return histo::TimingOptions{1, 3, o_.max_reps, o_.budget_ms};
   }
 
-  // A GPU row to be timed by time_pending, with every other row of the same input.
-  struct Pending {
-    size_t row;
-    histo::TimedRun timed;
-    std::shared_ptr<void> keep;  // what the run needs alive until it is timed (its output)
-  };
-
   Row probe_row(const std::string& id, const std::string& technique, const std::string& dataset, size_t n,
-                std::function<void(cudaStream_t)> run, size_t index) {
+                const std::function<void(cudaStream_t)>& run) {
     Row r{id, technique, dataset, n};
-    r.result = "read only";
-    pending_.push_back({index, {std::move(run), nullptr}, nullptr});
+    guarded(r, [&] {
+      r.timing = histo::time_median(run, nullptr, stream_, timing_options());
+      r.timed = true;
+      r.result = "read only";
+    });
     return r;
   }
 
   Row kernel_row(const histo::Variant& v, const std::string& dataset, size_t n, const std::vector<uint32_t>& expected,
-                 const Launch& launch, size_t index) {
+                 const Launch& launch) {
     Row r{v.id(), v.technique, dataset, n};
     guarded(r, [&] {
       // Correct first: poisoned output, one run, exact comparison. Only a right kernel is timed.
-      auto bins = std::make_shared<histo::GuardedBins<uint32_t>>(histo::kNumBins);
-      const histo::LaunchShape shape = launch(d_in_.get(), n, bins->get(), stream_);
+      histo::GuardedBins<uint32_t> bins(histo::kNumBins);
+      const histo::LaunchShape shape = launch(d_in_.get(), n, bins.get(), stream_);
       r.launch = shape.grid ? shape.describe() : "";  // CUB does not say
       CUDA_CHECK(cudaStreamSynchronize(stream_));
-      const std::vector<uint64_t> actual = bins->fetch();
+      const std::vector<uint64_t> actual = bins.fetch();
       const histo::CaseInfo info{v.lab, v.name, dataset, o_.seed, n, 0, ""};
-      const std::string report = histo::compare_bins(histo::widen(expected), actual, n, info, bins->guard_problem());
+      const std::string report = histo::compare_bins(histo::widen(expected), actual, n, info, bins.guard_problem());
       if (v.expect == histo::Expect::loses_counts) {
         uint64_t sum = 0;
         for (uint64_t a : actual) sum += a;
@@ -376,42 +369,17 @@ class Bench {
                                                                        : report.substr(cause + 14, report.find('\n', cause) - cause - 14));
         return;
       }
+      // The checked run above was the warm-up.
+      histo::TimingOptions options = timing_options();
+      options.warmup = 0;
+      r.timing = histo::time_median(
+          [&](cudaStream_t s) { launch(d_in_.get(), n, bins.get(), s); },
+          [&](cudaStream_t s) { CUDA_CHECK(cudaMemsetAsync(bins.get(), 0xA5, histo::kNumBins * 4, s)); }, stream_,
+          options);
+      r.timed = true;
       r.result = "ok";
-      uint32_t* out = bins->get();
-      pending_.push_back({index,
-                          {[this, launch, n, out](cudaStream_t s) { launch(d_in_.get(), n, out, s); },
-                           [out](cudaStream_t s) { CUDA_CHECK(cudaMemsetAsync(out, 0xA5, histo::kNumBins * 4, s)); }},
-                          bins});
     });
     return r;
-  }
-
-  // Times the rows of one input that are ready (read-only probes, kernels that passed their
-  // check) in turns, one repetition of each per round: drift between repetitions falls on all
-  // of them alike, so their ratios (% probe, x CUB) hold even at sizes where one repetition
-  // lasts microseconds. Each row stops at its own limit (--reps, --budget-ms).
-  void time_pending(std::vector<Row>& rows) {
-    if (pending_.empty()) return;
-    if (dead_) {
-      for (const Pending& p : pending_) rows[p.row].result = "skipped: an earlier kernel broke the CUDA context";
-      pending_.clear();
-      return;
-    }
-    std::vector<histo::TimedRun> runs;
-    for (const Pending& p : pending_) runs.push_back(p.timed);
-    std::vector<std::exception_ptr> errors;
-    const std::vector<histo::Timing> timings =
-        histo::time_medians_interleaved(runs, stream_, timing_options(), &errors);
-    for (size_t i = 0; i < pending_.size(); ++i) {
-      Row& r = rows[pending_[i].row];
-      if (errors[i]) {
-        guarded(r, [&] { std::rethrow_exception(errors[i]); });
-        continue;
-      }
-      r.timing = timings[i];
-      r.timed = true;
-    }
-    pending_.clear();
   }
 
   Row cpu_row(const std::string& id, const std::string& technique, const std::string& dataset,
@@ -452,7 +420,6 @@ class Bench {
   histo::DeviceBuffer<uint32_t> d_sink_;
   histo::DeviceBuffer<uint32_t> d_zeroed_;  // what probe/after_memset zeroes
   std::unique_ptr<bench::CubHistogram> cub_;
-  std::vector<Pending> pending_;  // the rows of the current input waiting to be timed
 };
 
 int run(int argc, char** argv) {
@@ -502,10 +469,9 @@ int run(int argc, char** argv) {
       break;
     }
   std::printf("Input bytes: %s; seed %llu. Timing: median of 3-%d runs (GPU: CUDA events after a "
-              "warm-up, the GPU rows of one input in turns, one run of each per round; CPU: wall clock), "
-              "at most %.0f ms measured per row; GPU output poisoned before each run and zeroed by the "
-              "launcher inside the timed region; GB/s = input bytes / median time. Wrong kernels are not "
-              "timed.\n",
+              "warm-up; CPU: wall clock), at most %.0f ms measured per row; GPU output poisoned before each "
+              "run and zeroed by the launcher inside the timed region; GB/s = input bytes / median time. "
+              "Wrong kernels are not timed.\n",
               size_list.c_str(), (unsigned long long)o.seed, o.max_reps, o.budget_ms);
   std::printf("Columns: %% probe = GB/s over the read-only probe's on the same data; x lab01 = speedup over "
               "lab01/segmented; x CUB = speedup over CUB (above 1: faster than CUB).\n");

@@ -6,10 +6,6 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-#include <exception>
-#include <stdexcept>
-#include <vector>
-
 using namespace histo;
 
 TEST_CASE("GPU detection gives a reason whenever it finds no usable GPU", "[cpu]") {
@@ -69,43 +65,4 @@ TEST_CASE("time_median times a kernel and reports sane numbers", "[gpu]") {
   CHECK(t.min_ms > 0);
   CHECK(t.min_ms <= t.median_ms);
   CHECK(t.median_ms <= t.max_ms);
-}
-
-TEST_CASE("time_medians_interleaved times runs in turns, each to its own limit", "[gpu]") {
-  require_gpu();
-  DeviceBuffer<uint8_t> data(size_t(16) << 20);
-  CUDA_CHECK(cudaMemset(data.get(), 1, data.bytes()));
-  DeviceBuffer<uint32_t> sink(1);
-  std::vector<int> order;  // which run each timed repetition belonged to
-  auto probe = [&](int id, size_t n) {
-    return TimedRun{[&, id, n](cudaStream_t s) {
-                      order.push_back(id);
-                      bandwidth_probe(data.get(), n, sink.get(), s);
-                    },
-                    nullptr};
-  };
-  int failing_calls = 0;
-  const TimedRun failing{[&](cudaStream_t) {
-                           ++failing_calls;
-                           throw std::runtime_error("this run fails");
-                         },
-                         nullptr};
-  std::vector<std::exception_ptr> errors;
-  const std::vector<Timing> t = time_medians_interleaved(
-      {probe(0, data.size()), failing, probe(1, data.size() / 16)}, 0, TimingOptions{1, 3, 7, 1e9}, &errors);
-  REQUIRE(t.size() == 3);
-  CHECK(t[0].reps == 7);
-  CHECK(t[2].reps == 7);
-  CHECK(t[0].median_ms > 0);
-  CHECK(t[1].reps == 0);
-  CHECK(failing_calls == 1);  // stopped at its first (warm-up) call
-  REQUIRE(errors.size() == 3);
-  CHECK(!errors[0]);
-  CHECK(errors[1]);
-  CHECK(!errors[2]);
-  // One warm-up each, then strictly alternating: 0 1 0 1 ...
-  REQUIRE(order.size() == 16);
-  for (size_t i = 0; i < order.size(); ++i) CHECK(order[i] == int(i % 2));
-  // Without `errors`, the failure propagates.
-  CHECK_THROWS_AS(time_medians_interleaved({failing}, 0, TimingOptions{0, 3, 3, 1e9}), std::runtime_error);
 }
