@@ -71,6 +71,45 @@ HUGE_OUTPUT = 1_000_000
 FILE_SIZE_LIMIT = 256 * 1024 * 1024
 
 print_lock = threading.Lock()
+
+
+class TestRuns:
+    """Test runs of several submissions go on side by side (shared); a run that must be the only
+    one (alone) waits until the others are done and keeps new ones from starting."""
+
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.active = 0
+        self.exclusive = False
+
+    def shared(self):
+        return self._Hold(self, alone=False)
+
+    def alone(self):
+        return self._Hold(self, alone=True)
+
+    class _Hold:
+        def __init__(self, runs, alone):
+            self.runs, self.is_alone = runs, alone
+
+        def __enter__(self):
+            r = self.runs
+            with r.cond:
+                r.cond.wait_for(lambda: not r.exclusive)
+                if self.is_alone:
+                    r.exclusive = True
+                    r.cond.wait_for(lambda: r.active == 0)
+                else:
+                    r.active += 1
+
+        def __exit__(self, *exc):
+            r = self.runs
+            with r.cond:
+                if self.is_alone:
+                    r.exclusive = False
+                else:
+                    r.active -= 1
+                r.cond.notify_all()
 # Extract only plain files and folders inside the target (Pythons that know the filter).
 SAFE_TAR = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
@@ -190,6 +229,8 @@ class Grading:
         self.pristine = self.slots_dir / "course.tar"
         self.expected = []
         self.skipped_here = {}
+        self.test_runs = TestRuns()
+        self.parallel_tests = 1  # how many submissions' tests may run at once (set by run())
 
     # A tar of the course tree (no build outputs, no git, no solutions): what every slot is
     # restored to before a build, so that nothing a submission wrote survives into the next.
@@ -373,22 +414,33 @@ class Grading:
         gpu = gpu_queue.get()
         record["test_window"] = [time.time()]
         try:
-            self.run_tests(sub, record, gpu)
+            with self.test_runs.shared():
+                outside = self.run_tests(sub, record, gpu)
+            if outside and self.parallel_tests > 1:
+                # Another submission's tests, running at the same time, may have written these:
+                # this one runs its tests again with nobody else's running. Only what it writes
+                # then is its own.
+                with self.test_runs.alone():
+                    outside = self.run_tests(sub, {"status": [], "tests": []}, gpu, again=True)
+            if outside:
+                record["status"].append("writes outside its folder: " + ", ".join(outside[:3]))
         finally:
             record["test_window"].append(time.time())
             record["gpu"] = gpu
             gpu_queue.put(gpu)
         return self.finish(sub, record, src, start)
 
-    def run_tests(self, sub, record, gpu):
+    # Runs the submission's tests; returns the files written outside its folder meanwhile.
+    # again=True: a second run only to see what it writes (its results are not kept).
+    def run_tests(self, sub, record, gpu, again=False):
         run = sub / "run"
-        work = run / "work"
+        work = run / ("work-again" if again else "work")
         (work / "tmp").mkdir(parents=True)
         stamp = time.time()
         env = dict(os.environ, HOME=str(work), TMPDIR=str(work / "tmp"))
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = gpu
-        junit = sub / "junit.xml"
+        junit = sub / ("junit-again.xml" if again else "junit.xml")
         cmd = ["ctest", "--test-dir", str(run), *self.label_args(), "--output-junit", str(junit),
                "--test-output-size-passed", str(HUGE_OUTPUT), "--test-output-size-failed",
                str(HUGE_OUTPUT), "--no-tests=error"]
@@ -397,7 +449,7 @@ class Grading:
             import resource
             resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
 
-        with open(sub / "test.log", "w") as log:
+        with open(sub / ("test-again.log" if again else "test.log"), "w") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=work, env=env,
                                     preexec_fn=limit_files, start_new_session=True)
             try:
@@ -411,11 +463,9 @@ class Grading:
             record["status"].append("no test report (see test.log)")
         # CTest keeps a full copy of every output here: megabytes for a chatty submission.
         shutil.rmtree(run / "Testing", ignore_errors=True)
-        if os.environ.get("RACECHECK") == "1" and gpu is not None:
+        if os.environ.get("RACECHECK") == "1" and gpu is not None and not again:
             self.racecheck(sub, record, env)
-        outside = writes_outside(self, sub, stamp)
-        if outside:
-            record["status"].append("writes outside its folder: " + ", ".join(outside[:3]))
+        return writes_outside(self, sub, stamp)
 
     # RACECHECK=1: compute-sanitizer racecheck over each grader on small inputs.
     def racecheck(self, sub, record, env):
@@ -562,8 +612,8 @@ def parse_junit(path, verdicts):
 
 # Files changed during the test run where a submission has no business writing: the course
 # tree, the build slots' sources, the submissions, and the output folder outside the
-# per-submission folders. With several submissions running at once, a hit is reported for each
-# submission whose tests were running at that moment.
+# per-submission folders. With several submissions' tests running at once, a hit may be another
+# submission's: grade() then runs this one's tests again alone before reporting it.
 def writes_outside(grading, sub, stamp):
     roots = [ROOT, grading.slots_dir, grading.out]
     if grading.submissions:
@@ -686,6 +736,7 @@ def run(args, names_and_entries, slots_dir=None):
         tokens = queue.Queue()
         for t in (gpus or [None] * slots):
             tokens.put(t)
+        g.parallel_tests = tokens.qsize()
         workers = slots + max(1, len(gpus))
         say(f"grading {len(todo)} submission(s): {slots} build slot(s), "
             f"{'GPUs ' + ','.join(gpus) if gpus else 'no GPU'}, labels {' '.join([args.lab] + labels)}")

@@ -186,10 +186,11 @@ class Figures:
     def new(self, ncols=1):
         return self.plt.subplots(1, ncols, figsize=(12.8, 6.4), squeeze=False)
 
-    def save(self, fig, name, inputs=None):
+    def save(self, fig, name, inputs=None, bottom=0.03):
+        """bottom: the share of the height below the axes (footer, a figure-wide legend)."""
         footer = self.footer.format(inputs=inputs or self.inputs)
         fig.text(0.995, 0.005, footer, ha="right", va="bottom", fontsize=11, color="#444444")
-        fig.tight_layout(rect=(0, 0.03, 1, 1))
+        fig.tight_layout(rect=(0, bottom, 1, 1))
         for ext in ("svg", "png"):
             fig.savefig(os.path.join(self.out_dir, f"{name}.{ext}"), dpi=150 if ext == "png" else None)
         self.plt.close(fig)
@@ -377,9 +378,10 @@ def fig_sizes(figs, rows):
         ax.set_xlabel("input size (log scale)")
         ax.set_ylabel("GB/s (log scale)")
         ax.set_title(f"{d} bytes")
-    axes[0][0].legend(fontsize=12, loc="upper left")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=12, bbox_to_anchor=(0.5, 0.035))
     fig.suptitle("Capstone vs CUB vs the read limit, by input size", fontsize=18)
-    figs.save(fig, name, inputs="inputs as on the axis")
+    figs.save(fig, name, inputs="inputs as on the axis", bottom=0.17)
 
 
 def fig_overview(figs, table):

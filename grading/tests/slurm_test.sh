@@ -125,5 +125,10 @@ check s03-no-compile "does not compile"
 for t in 0 1 2; do
   [ -f "$work/out/slurm/task-$t.log" ] || { echo "FAIL: no log of array task $t"; status=1; }
 done
-python3 "$root/grading/tests/validate_results.py" "$work/out" || status=1
+python3 "$root/grading/tests/validate_results.py" "$work/out"
+case $? in
+  0) ;;
+  77) echo "note: results.json not validated here (grading.results_schema says why)" ;;
+  *) status=1 ;;
+esac
 exit $status

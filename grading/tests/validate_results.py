@@ -11,7 +11,12 @@ import json
 import sys
 from pathlib import Path
 
-import jsonschema
+try:
+    import jsonschema
+except ImportError:
+    print("SKIP: results.json not validated: the Python package jsonschema is missing "
+          "(Debian: apt install python3-jsonschema; or: python3 -m pip install jsonschema)")
+    sys.exit(77)
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "results.schema.json").read_text())
 validator = jsonschema.Draft202012Validator(SCHEMA)
