@@ -63,6 +63,8 @@ if [ "$gpu" = yes ]; then
         fi
       done
     done
+    # Paths relative to the repository: the logs travel with the committed reference run.
+    sed -i "s#$PWD/##g" "$report"/ncu/*.csv "$report"/ncu/*.log
     if [ "$ncu_ok" = no ]; then
       echo "   (ERR_NVGPUCTRPERM in the log means this user may not read GPU counters: run as an"
       echo "    administrator, or see NVIDIA's note on enabling performance counters.)"
