@@ -64,7 +64,7 @@ if [ "$gpu" = yes ]; then
       done
     done
     # Paths relative to the repository: the logs travel with the committed reference run.
-    sed -i "s#$PWD/##g" "$report"/ncu/*.csv "$report"/ncu/*.log
+    for f in "$report"/ncu/*; do [ -f "$f" ] && sed -i "s#$PWD/##g" "$f"; done
     if [ "$ncu_ok" = no ]; then
       echo "   (ERR_NVGPUCTRPERM in the log means this user may not read GPU counters: run as an"
       echo "    administrator, or see NVIDIA's note on enabling performance counters.)"
