@@ -354,7 +354,7 @@ class Bench {
       r.launch = shape.grid ? shape.describe() : "";  // CUB does not say
       CUDA_CHECK(cudaStreamSynchronize(stream_));
       const std::vector<uint64_t> actual = bins.fetch();
-      const histo::CaseInfo info{v.lab, v.name, dataset, o_.seed, n, 0, ""};
+      const histo::CaseInfo info = histo::case_of(v, dataset, o_.seed, n, 0);
       const std::string report = histo::compare_bins(histo::widen(expected), actual, n, info, bins.guard_problem());
       if (v.expect == histo::Expect::loses_counts) {
         uint64_t sum = 0;

@@ -138,6 +138,7 @@ void check_emulation(Strategy strategy, const std::vector<uint8_t>& data, uintpt
                        "grid " + std::to_string(grid) + " x block 64"};
   info.grid = (long long)grid;
   info.cpu_emulation = true;
+  info.spills_128 = strategy == Strategy::check;
   const std::string report = histo::compare_bins(
       histo::widen(histo::reference_histogram(data.data(), n)), result.bins, n, info);
   histo::check_report(report);
@@ -449,8 +450,9 @@ TEST_CASE("histogram_merge survives inputs built to overflow an 8-bit counter", 
 TEST_CASE("histogram_check is right on grids of one and three blocks", "[gpu]") {
   // The hazard: with few blocks every thread counts thousands of elements, so a missing or
   // wrong spill shows up at once, even on the small inputs of a sanitizer run.
-  check_on_small_grids({{"lab06", "check on 1 block", "overflow check, grid 1", check_on<1>},
-                        {"lab06", "check on 3 blocks", "overflow check, grid 3", check_on<3>}});
+  check_on_small_grids(
+      {{"lab06", "check on 1 block", "overflow check, grid 1", check_on<1>, histo::Expect::correct, true},
+       {"lab06", "check on 3 blocks", "overflow check, grid 3", check_on<3>, histo::Expect::correct, true}});
   CHECK_THROWS_AS(histogram_check_on_grid(nullptr, 0, nullptr, 0), std::invalid_argument);
 }
 
@@ -464,7 +466,8 @@ TEST_CASE("histogram_merge is right on grids of one and three blocks", "[gpu]") 
 
 TEST_CASE("histogram_check_on_grid and histogram_merge_on_grid run in order on their stream",
           "[gpu]") {
-  histo::check_stream_order({"lab06", "check_on_grid(3)", "overflow check, grid 3", check_on<3>});
+  histo::check_stream_order(
+      {"lab06", "check_on_grid(3)", "overflow check, grid 3", check_on<3>, histo::Expect::correct, true});
   histo::check_stream_order({"lab06", "merge_on_grid(3)", "periodic merge, grid 3", merge_on<3>});
 }
 
@@ -472,7 +475,7 @@ TEST_CASE("histogram_check_on_grid and histogram_merge_on_grid count n = 2^32 - 
           "[gpu][large]") {
   // A grid of 1001 blocks: each thread counts about 66,000 words, far past any 8-bit budget.
   histo::check_max_input({"lab06", "check_on_grid(1001)", "overflow check, grid 1001",
-                          check_on<1001>});
+                          check_on<1001>, histo::Expect::correct, true});
   histo::check_max_input({"lab06", "merge_on_grid(1001)", "periodic merge, grid 1001",
                           merge_on<1001>});
 }

@@ -7,7 +7,7 @@ const std::vector<histo::Variant>& variants() {
   static const std::vector<histo::Variant> list = {
       {"lab06", "check",
        "per-thread packed 8-bit counters, 32-bit loads, overflow check (spill at 128)",
-       histogram_check},
+       histogram_check, histo::Expect::correct, /*spills_128=*/true},
       {"lab06", "avoid",
        "per-thread packed 8-bit counters, 32-bit loads, overflow avoidance (63 words per thread)",
        histogram_avoid},

@@ -66,7 +66,7 @@ void check_large_input(const Variant& variant) {
   expected[3] = n - b;
 
   GuardedBins<uint32_t> bins(kNumBins);
-  CaseInfo info{variant.lab, variant.name, "three memset runs (17, 200, 3)", 0, n, offset, ""};
+  CaseInfo info = case_of(variant, "three memset runs (17, 200, 3)", 0, n, offset);
   const LaunchShape shape = variant.launch(d_in, n, bins.get(), 0);
   info.shape = shape.describe();
   info.grid = shape.grid;
@@ -94,7 +94,7 @@ void check_max_input(const Variant& variant) {
   for (int k = 0; k < 3; ++k) expected[input.value(k)] += input.run_length(k);
 
   GuardedBins<uint32_t> bins(kNumBins);
-  CaseInfo info{variant.lab, variant.name, input.describe(), 0, n, offset, ""};
+  CaseInfo info = case_of(variant, input.describe(), 0, n, offset);
   const LaunchShape shape = variant.launch(input.get(), n, bins.get(), 0);
   info.shape = shape.describe();
   info.grid = shape.grid;
@@ -111,7 +111,7 @@ void check_stream_order(const Variant& variant) {
   const std::vector<uint8_t> data = make_dataset(Dataset::text, n, seed);
   GuardedBins<uint32_t> bins(kNumBins);
   StreamedInput input(data.data(), n, 3);
-  CaseInfo info{variant.lab, variant.name, "text", seed, n, 3, ""};
+  CaseInfo info = case_of(variant, "text", seed, n, 3);
   const LaunchShape shape = variant.launch(input.get(), n, bins.get(), input.stream());
   info.shape = shape.describe() + " on a non-blocking stream";
   info.grid = shape.grid;
@@ -148,7 +148,7 @@ void check_bad_arguments(const Variant& variant) {
   CHECK(variant.launch(nullptr, 0, bins.get(), 0).grid == 0);
   CUDA_CHECK(cudaDeviceSynchronize());
   check_report(compare_bins(std::vector<uint64_t>(kNumBins, 0), bins.fetch(), 0,
-                            CaseInfo{variant.lab, variant.name, "empty", 0, 0, 0, "no launch"},
+                            case_of(variant, "empty", 0, 0, 0, "no launch"),
                             bins.guard_problem()));
 }
 

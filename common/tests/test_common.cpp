@@ -161,6 +161,19 @@ TEST_CASE("compare_bins fits its likely cause to what ran and to the symptom", "
   auto top = expected;  // the top byte of a word: the carry left the word
   top[11] -= 512;
   CHECK(compare_bins(expected, top, n, gpu).find("short by 2 x 256") != std::string::npos);
+
+  // Counts missing in lumps of 128: a dropped spill, but only for a kernel that spills (the
+  // registry says which); for any other kernel the lumps are a coincidence of the input.
+  auto lumps = expected;
+  lumps[3] -= 128;
+  lumps[200] -= 384;
+  CaseInfo spills = gpu;
+  spills.spills_128 = true;
+  CHECK(compare_bins(expected, lumps, n, spills).find("lumps of 128") != std::string::npos);
+  CHECK(compare_bins(expected, lumps, n, gpu).find("lumps of 128") == std::string::npos);
+  const Variant check{"labXX", "check", "spills", nullptr, Expect::correct, true};
+  CHECK(case_of(check, "uniform", 7, n, 0).spills_128);
+  CHECK(!case_of(Variant{"labXX", "demo", "no spills", nullptr}, "uniform", 7, n, 0).spills_128);
 }
 
 TEST_CASE("split_problem names a split that does not add up, without overflow", "[cpu]") {

@@ -24,8 +24,13 @@ struct CaseInfo {
   std::string shape;   // LaunchShape::describe()
   long long grid = -1;        // blocks launched (or emulated); -1 when not known
   bool cpu_emulation = false; // the graded histogram came from a sequential CPU replay
+  bool spills_128 = false;    // the kernel spills counts in lumps of 128 (Variant::spills_128)
   std::string describe() const;
 };
+
+// The case of `variant` on one input (its lab, name and spills_128 copied from the registry).
+CaseInfo case_of(const Variant& variant, const std::string& dataset, uint64_t seed, size_t n,
+                 size_t offset, const std::string& shape = "");
 
 // Compares bins exactly and checks that they sum to expected_total. Returns "" when they match,
 // otherwise a report: the case, the first wrong bins (expected/actual), the sum difference and

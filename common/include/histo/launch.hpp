@@ -44,6 +44,9 @@ struct Variant {
   const char* technique;  // one line for the report
   ByteHistogramFn launch;
   Expect expect = Expect::correct;
+  // Moves counts to the output in lumps of 128 (lab06's overflow check spills 8-bit counters):
+  // a grader that finds counts missing in such lumps names a dropped spill as the likely cause.
+  bool spills_128 = false;
   std::string id() const { return std::string(lab) + "/" + name; }
 };
 
