@@ -42,6 +42,7 @@ Points per test: grading/points/LAB.toml (see grading/points/README.md).
 """
 import argparse
 import concurrent.futures
+import contextlib
 import csv
 import fnmatch
 import hashlib
@@ -82,34 +83,32 @@ class TestRuns:
         self.active = 0
         self.exclusive = False
 
+    @contextlib.contextmanager
     def shared(self):
-        return self._Hold(self, alone=False)
+        with self.cond:
+            self.cond.wait_for(lambda: not self.exclusive)
+            self.active += 1
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.active -= 1
+                self.cond.notify_all()
 
+    @contextlib.contextmanager
     def alone(self):
-        return self._Hold(self, alone=True)
+        with self.cond:
+            self.cond.wait_for(lambda: not self.exclusive)
+            self.exclusive = True
+            self.cond.wait_for(lambda: self.active == 0)
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.exclusive = False
+                self.cond.notify_all()
 
-    class _Hold:
-        def __init__(self, runs, alone):
-            self.runs, self.is_alone = runs, alone
 
-        def __enter__(self):
-            r = self.runs
-            with r.cond:
-                r.cond.wait_for(lambda: not r.exclusive)
-                if self.is_alone:
-                    r.exclusive = True
-                    r.cond.wait_for(lambda: r.active == 0)
-                else:
-                    r.active += 1
-
-        def __exit__(self, *exc):
-            r = self.runs
-            with r.cond:
-                if self.is_alone:
-                    r.exclusive = False
-                else:
-                    r.active -= 1
-                r.cond.notify_all()
 # Extract only plain files and folders inside the target (Pythons that know the filter).
 SAFE_TAR = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 

@@ -93,10 +93,16 @@ def dataset_numbers(rows, numbers):
             continue
         numbers.put(f"{k}.{ds}.gbps", rate(g))
         numbers.put(f"{k}.{ds}.ms", round(float(r["median_ms"]), 3))
-        for col, digits in (("pct_probe", 1), ("vs_lab01", 1), ("vs_cub", 2)):
-            v = num(r[col])
-            if v is not None and k not in ("probe", "cub"):
-                numbers.put(f"{k}.{ds}.{col}", round(v, digits))
+        ratio_numbers(r, k, f"{k}.{ds}", numbers)
+
+
+def ratio_numbers(r, k, prefix, numbers):
+    """The ratios histo_bench printed for row r (% probe, x lab01, x CUB), under prefix; not a
+    yardstick's ratio to itself."""
+    for col, digits in (("pct_probe", 1), ("vs_lab01", 1), ("vs_cub", 2)):
+        v = num(r[col])
+        if v is not None and (col, k) not in (("pct_probe", "probe"), ("vs_cub", "cub")):
+            numbers.put(f"{prefix}.{col}", round(v, digits))
 
 
 def gbps_table(rows):
@@ -117,11 +123,6 @@ def sweep_numbers(rows, numbers):
 
 
 def size_numbers(rows, numbers):
-    gbps = {}
-    for r in rows:
-        g = num(r["gbps"])
-        if g is not None:
-            gbps[(r["kernel"], r["dataset"], size_label(int(r["bytes"])))] = g
     for r in rows:
         g = num(r["gbps"])
         if g is None:
@@ -129,11 +130,7 @@ def size_numbers(rows, numbers):
         k, ds, label = key_of(r["kernel"]), r["dataset"], size_label(int(r["bytes"]))
         numbers.put(f"{k}.size.{ds}.{label}.gbps", rate(g))
         numbers.put(f"{k}.size.{ds}.{label}.us", round(1000 * float(r["median_ms"]), 1))
-        probe, cub = gbps.get(("probe", ds, label)), gbps.get(("cub/HistogramEven", ds, label))
-        if probe and r["kernel"] != "probe":
-            numbers.put(f"{k}.size.{ds}.{label}.pct_probe", round(100 * g / probe, 1))
-        if cub and k not in ("probe", "cub") and not k.startswith("probe."):
-            numbers.put(f"{k}.size.{ds}.{label}.vs_cub", round(g / cub, 2))
+        ratio_numbers(r, k, f"{k}.size.{ds}.{label}", numbers)
 
 
 def read_ncu(folder):
