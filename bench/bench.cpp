@@ -13,6 +13,7 @@
 //   histo_bench --input FILE        histogram a file's bytes
 //   histo_bench --help              every option
 #include "cub_histogram.hpp"
+#include "model_report.hpp"
 #include "registry.hpp"
 
 #include "histo/cuda_check.hpp"
@@ -56,6 +57,11 @@ constexpr const char* kUsage = R"(usage: histo_bench [options]
   --seed S         dataset seed (default 2026)
   --csv FILE       also write the rows as CSV (for scripts/plot_bench.py)
   --list           list the registered kernels and exit
+  --model GPU      simulator builds only: no timing; each kernel runs once in the CPU simulator
+                   standing in for GPU (h200, a100, t4, rtx4090; default h200), and the table
+                   shows its counters and the time that GPU's cost model PREDICTS (size default
+                   16M; --csv writes one row per kernel and dataset, columns named as Nsight
+                   Compute names the metrics)
 )";
 
 struct Options {
@@ -70,6 +76,7 @@ struct Options {
   double budget_ms = 1500;
   uint64_t seed = 2026;
   bool list = false;
+  std::string model;  // simulator builds: the GPU whose cost model predicts
 };
 
 struct Row {
@@ -129,6 +136,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--budget-ms") o.budget_ms = std::stod(value());
     else if (arg == "--seed") o.seed = std::stoull(value());
     else if (arg == "--list") o.list = true;
+    else if (arg == "--model") o.model = value();
     else if (arg == "--help" || arg == "-h") { std::cout << kUsage; std::exit(0); }
     else throw std::invalid_argument("unknown option " + arg + "\n" + kUsage);
   }
@@ -422,6 +430,28 @@ class Bench {
   std::unique_ptr<bench::CubHistogram> cub_;
 };
 
+// A simulator build: counters and predictions (model_report.cpp), never timings.
+int run_model(const Options& o) {
+  bench::ModelOptions m;
+  if (!o.model.empty()) m.gpu = o.model;
+  if (!o.input.empty()) throw std::invalid_argument("--input: the simulator's report runs the built-in datasets");
+  if (o.sweep || o.sizes.size() > 1) throw std::invalid_argument("--sweep and --sizes: time on a GPU; the simulator's report takes one --size");
+  if (!o.sizes.empty() && o.sizes[0]) m.size = o.sizes[0];
+  m.seed = o.seed;
+  m.csv = o.csv;
+  for (const histo::Variant& v : bench::all_variants())
+    if (wanted(o, v.lab, v.id())) m.variants.push_back(v);
+  for (const histo::ReadProbe& p : bench::all_probes())
+    if (wanted(o, p.lab, p.id())) m.probes.push_back(p);
+  for (const std::string& d : o.datasets) m.datasets.push_back(histo::dataset_from_name(d));
+  if (m.datasets.empty()) m.datasets = {histo::Dataset::uniform, histo::Dataset::degenerate, histo::Dataset::text};
+#ifdef HISTO_SIM
+  return bench::model_report(m);
+#else
+  return 2;  // not reached: only simulator builds call it
+#endif
+}
+
 int run(int argc, char** argv) {
   const Options o = parse(argc, argv);
   if (o.list) {
@@ -431,6 +461,11 @@ int run(int argc, char** argv) {
     return 0;
   }
   check_kernel_ids(o);
+  if (histo::kSimulator) return run_model(o);
+  if (!o.model.empty())
+    throw std::invalid_argument("--model predicts from the CPU simulator's counters: it needs a "
+                                "simulator build (cmake --workflow --preset sim); this build times "
+                                "kernels on the GPU");
   std::vector<uint8_t> file;
   if (!o.input.empty()) file = read_file(o.input);
 

@@ -65,10 +65,20 @@ int device_sm_count() {
   return sms;
 }
 
+namespace {
+std::mutex g_occupancy_mutex;
+std::map<std::tuple<int, const void*, unsigned, size_t>, unsigned> g_occupancy;
+}  // namespace
+
+void forget_resident_blocks() {
+  std::lock_guard<std::mutex> lock(g_occupancy_mutex);
+  g_occupancy.clear();
+}
+
 unsigned resident_blocks_per_sm(const void* kernel, unsigned block, size_t dynamic_shared,
                                 const char* who) {
-  static std::mutex mutex;
-  static std::map<std::tuple<int, const void*, unsigned, size_t>, unsigned> cache;
+  auto& mutex = g_occupancy_mutex;
+  auto& cache = g_occupancy;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const auto key = std::make_tuple(device, kernel, block, dynamic_shared);

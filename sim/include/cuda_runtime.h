@@ -215,6 +215,7 @@ namespace histo_sim {
 struct ThreadView {
   uint3 thread_idx;
   unsigned lane;
+  unsigned linear;  // thread index within the block
 };
 extern ThreadView* g_current;  // the running thread's view (only the device thread uses it)
 extern uint3 g_block_idx;
@@ -239,6 +240,11 @@ uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int 
 using ThreadBody = void (*)(void* closure);
 void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
             ThreadBody body, void* closure);
+
+// The access trace (sim/src/trace.cpp): atomics and __ldg report themselves; the call's return
+// address names the instruction. traced_load also performs the load.
+void trace_atomic(const void* address, unsigned bytes, bool adds_one = false);
+void traced_load(const void* address, void* out, unsigned bytes);
 
 template <typename T>
 uint64_t to_bits(T v) {
@@ -303,9 +309,15 @@ unsigned match_all(unsigned mask, T value, int* pred, const char* file, int line
   template <typename T, typename U>                                                      \
   inline T name(T* address, U value) {                                                   \
     static_assert(std::is_integral<T>::value, #name ": integer counters only");          \
+    ::histo_sim::trace_atomic(address, sizeof(T));                                       \
     return builtin(address, T(value), __ATOMIC_RELAXED);                                 \
   }
-HISTO_SIM_ATOMIC(atomicAdd, __atomic_fetch_add)
+template <typename T, typename U>
+inline T atomicAdd(T* address, U value) {
+  static_assert(std::is_integral<T>::value, "atomicAdd: integer counters only");
+  ::histo_sim::trace_atomic(address, sizeof(T), T(value) == T(1));
+  return __atomic_fetch_add(address, T(value), __ATOMIC_RELAXED);
+}
 HISTO_SIM_ATOMIC(atomicSub, __atomic_fetch_sub)
 HISTO_SIM_ATOMIC(atomicAnd, __atomic_fetch_and)
 HISTO_SIM_ATOMIC(atomicOr, __atomic_fetch_or)
@@ -313,6 +325,7 @@ HISTO_SIM_ATOMIC(atomicXor, __atomic_fetch_xor)
 HISTO_SIM_ATOMIC(atomicExch, __atomic_exchange_n)
 #undef HISTO_SIM_ATOMIC
 inline float atomicAdd(float* address, float value) {
+  ::histo_sim::trace_atomic(address, sizeof(float));
   float old, desired;
   __atomic_load(address, &old, __ATOMIC_RELAXED);
   do {
@@ -323,6 +336,7 @@ inline float atomicAdd(float* address, float value) {
 }
 template <typename T, typename U>
 inline T atomicMax(T* address, U value) {
+  ::histo_sim::trace_atomic(address, sizeof(T));
   T old = __atomic_load_n(address, __ATOMIC_RELAXED);
   while (old < T(value) &&
          !__atomic_compare_exchange_n(address, &old, T(value), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
@@ -331,6 +345,7 @@ inline T atomicMax(T* address, U value) {
 }
 template <typename T, typename U>
 inline T atomicMin(T* address, U value) {
+  ::histo_sim::trace_atomic(address, sizeof(T));
   T old = __atomic_load_n(address, __ATOMIC_RELAXED);
   while (old > T(value) &&
          !__atomic_compare_exchange_n(address, &old, T(value), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
@@ -339,6 +354,7 @@ inline T atomicMin(T* address, U value) {
 }
 template <typename T, typename U, typename V>
 inline T atomicCAS(T* address, U compare, V value) {
+  ::histo_sim::trace_atomic(address, sizeof(T));
   T expected = T(compare);
   __atomic_compare_exchange_n(address, &expected, T(value), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return expected;
@@ -346,7 +362,11 @@ inline T atomicCAS(T* address, U compare, V value) {
 
 // ---- Loads and bit intrinsics ----------------------------------------------------------------
 template <typename T>
-inline T __ldg(const T* p) { return *p; }
+inline T __ldg(const T* p) {
+  T v;
+  ::histo_sim::traced_load(p, &v, sizeof(T));
+  return v;
+}
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }

@@ -23,6 +23,7 @@
 #include <cuda_runtime.h>
 
 #include "internal.hpp"
+#include "trace.hpp"
 
 #include <link.h>
 #include <sys/mman.h>
@@ -169,6 +170,9 @@ bool g_abandoned = false;  // fibers left mid-kernel by a failed block: their co
 std::vector<unsigned char> g_dynamic_buffer;
 
 constexpr unsigned char kPoison = 0xA5;
+// The device thread's TLS block of the executable: every __shared__ array lives in it.
+unsigned char* g_tls_lo = nullptr;
+unsigned char* g_tls_hi = nullptr;
 
 [[noreturn]] void fiber_entry();
 
@@ -487,8 +491,11 @@ void poison_shared_memory() {
       [](dl_phdr_info* info, size_t, void*) -> int {
         if (info->dlpi_name && info->dlpi_name[0]) return 0;  // the executable comes first
         for (int i = 0; i < info->dlpi_phnum; ++i)
-          if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data)
+          if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data) {
             std::memset(info->dlpi_tls_data, kPoison, info->dlpi_phdr[i].p_memsz);
+            g_tls_lo = static_cast<unsigned char*>(info->dlpi_tls_data);
+            g_tls_hi = g_tls_lo + info->dlpi_phdr[i].p_memsz;
+          }
         return 1;
       },
       nullptr);
@@ -503,6 +510,10 @@ void run_block() {
     g_abandoned = false;
   }
   for (unsigned t = 0; t < g_threads; ++t) g_fibers[t].state = State::runnable;
+  const unsigned block = g_block_idx.x + g_grid_dim.x * (g_block_idx.y + g_grid_dim.y * g_block_idx.z);
+  unsigned char* dynamic_lo = g_dynamic_buffer.data();
+  trace::begin_block(block, g_threads, g_tls_lo, g_tls_hi, dynamic_lo,
+                     dynamic_lo + g_dynamic_buffer.size());
   hb_release(&g_launch_sync);
   g_abandoned = true;  // until the block completes
   for (;;) {
@@ -536,6 +547,7 @@ void run_block() {
   }
   hb_acquire(&g_block_sync);
   g_abandoned = false;
+  trace::end_block();
 }
 
 }  // namespace
@@ -642,7 +654,6 @@ DeviceThread& device_thread() {
 
 void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
             ThreadBody body, void* closure) {
-  (void)kernel;
   const uint64_t threads = uint64_t(block.x) * block.y * block.z;
   const uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
   if (threads == 0 || threads > 1024 || blocks == 0 || grid.x > 0x7FFFFFFFu || grid.y > 65535 ||
@@ -689,7 +700,9 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
       f.linear = t;
       f.view.thread_idx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
       f.view.lane = t % 32;
+      f.view.linear = t;
     }
+    trace::begin_launch(kernel, unsigned(blocks), g_threads);
     try {
       for (unsigned z = 0; z < grid.z; ++z)
         for (unsigned y = 0; y < grid.y; ++y)
@@ -700,6 +713,7 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     } catch (const LaunchFailure& f) {
       failure = f.message;
     }
+    trace::end_launch();
   });
   if (!failure.empty()) {
     std::fprintf(stderr, "%s\n", failure.c_str());

@@ -3,7 +3,12 @@
 
 #include <cuda_runtime.h>
 
+#include "histo_sim/counters.hpp"
+
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace histo_sim {
 
@@ -20,5 +25,13 @@ void before_stream_work(cudaStream_t stream);
 
 // False for a stream that was destroyed (or never created).
 bool stream_is_valid(cudaStream_t stream);
+
+// Memory a kernel may address as global memory: device allocations and pinned host memory,
+// as sorted [begin, end) ranges (the access trace tells global accesses from the stack's).
+std::vector<std::pair<uintptr_t, uintptr_t>> device_ranges();
+
+// The occupancy calculator counts a kernel's static shared memory once a counted launch has
+// shown how much of it the kernel uses.
+void remember_static_shared(const std::vector<LaunchCounters>& launches);
 
 }  // namespace histo_sim

@@ -9,8 +9,10 @@
 // them, as on a GPU. Legacy stream 0 work first drains every blocking stream.
 #include <cuda_runtime.h>
 
+#include "histo_sim/gpus.hpp"
 #include "internal.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -35,12 +37,10 @@ struct CUevent_st {
 namespace histo_sim {
 namespace {
 
-constexpr int kSmCount = 2;
+// The shape (SMs, shared memory, threads per SM) is the GPU the simulator stands in for
+// (histo_sim/gpus.hpp); memory is the host's, so it stays 1 GiB whatever the shape.
 constexpr size_t kGlobalBytes = size_t(1) << 30;
 constexpr size_t kSharedPerBlock = 48 * 1024;
-constexpr size_t kSharedOptin = 227 * 1024;
-constexpr size_t kSharedPerSm = 228 * 1024;
-constexpr int kMaxThreadsPerSm = 2048;
 constexpr size_t kAlignment = 256;  // cudaMalloc's alignment
 
 std::mutex g_mutex;
@@ -49,6 +49,7 @@ std::map<uintptr_t, size_t> g_pinned;  // cudaMallocHost allocations: start -> b
 size_t g_device_used = 0;
 std::set<CUstream_st*> g_streams;
 std::map<const void*, size_t> g_dynamic_limits;
+std::map<const void*, size_t> g_static_shared;  // learned from a counted launch (counters.cpp)
 cudaError_t g_pending = cudaSuccess;  // reported by cudaGetLastError and synchronizing calls
 std::map<int, std::string> g_detail;  // the latest detail per error code
 
@@ -120,6 +121,21 @@ void before_stream_work(cudaStream_t stream) {
     drain_all(true);
   else if (stream != cudaStreamPerThread)
     drain(stream);
+}
+
+std::vector<std::pair<uintptr_t, uintptr_t>> device_ranges() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  for (const auto* map : {&g_device, &g_pinned})
+    for (const auto& [start, bytes] : *map) ranges.emplace_back(start, start + std::max<size_t>(bytes, 1));
+  std::sort(ranges.begin(), ranges.end());
+  return ranges;
+}
+
+void remember_static_shared(const std::vector<LaunchCounters>& launches) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (const LaunchCounters& c : launches)
+    if (c.static_shared_bytes) g_static_shared[c.kernel] = c.static_shared_bytes;
 }
 
 bool stream_is_valid(cudaStream_t stream) {
@@ -288,40 +304,45 @@ cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaE
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (device != 0) return cudaErrorInvalidDevice;
+  const GpuShape& gpu = current_gpu();
   *prop = cudaDeviceProp{};
-  std::snprintf(prop->name, sizeof prop->name, "CPU simulator (%d SMs)", kSmCount);
+  if (std::string(gpu.key) == "small")
+    std::snprintf(prop->name, sizeof prop->name, "CPU simulator (%d SMs)", gpu.sm_count);
+  else
+    std::snprintf(prop->name, sizeof prop->name, "CPU simulator of %s (%d SMs)", gpu.name, gpu.sm_count);
   prop->totalGlobalMem = kGlobalBytes;
   prop->sharedMemPerBlock = kSharedPerBlock;
-  prop->sharedMemPerBlockOptin = kSharedOptin;
-  prop->sharedMemPerMultiprocessor = kSharedPerSm;
+  prop->sharedMemPerBlockOptin = gpu.shared_per_block_optin;
+  prop->sharedMemPerMultiprocessor = gpu.shared_per_sm;
   prop->regsPerBlock = 65536;
   prop->warpSize = 32;
   prop->maxThreadsPerBlock = 1024;
-  prop->maxThreadsPerMultiProcessor = kMaxThreadsPerSm;
+  prop->maxThreadsPerMultiProcessor = gpu.max_threads_per_sm;
   prop->maxThreadsDim[0] = prop->maxThreadsDim[1] = 1024;
   prop->maxThreadsDim[2] = 64;
   prop->maxGridSize[0] = 0x7FFFFFFF;
   prop->maxGridSize[1] = prop->maxGridSize[2] = 65535;
-  prop->major = 9;
-  prop->minor = 0;
-  prop->multiProcessorCount = kSmCount;
-  prop->l2CacheSize = 1 << 20;
+  prop->major = gpu.cc_major;
+  prop->minor = gpu.cc_minor;
+  prop->multiProcessorCount = gpu.sm_count;
+  prop->l2CacheSize = int(gpu.l2_bytes);
   prop->memoryBusWidth = 64;
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
   if (device != 0) return cudaErrorInvalidDevice;
+  const GpuShape& gpu = current_gpu();
   switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
     case cudaDevAttrMaxSharedMemoryPerBlock: *value = int(kSharedPerBlock); break;
     case cudaDevAttrWarpSize: *value = 32; break;
-    case cudaDevAttrMultiProcessorCount: *value = kSmCount; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(kSharedPerSm); break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(kSharedOptin); break;
-    case cudaDevAttrL2CacheSize: *value = 1 << 20; break;
+    case cudaDevAttrMultiProcessorCount: *value = gpu.sm_count; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = gpu.cc_major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = gpu.cc_minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(gpu.shared_per_sm); break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(gpu.shared_per_block_optin); break;
+    case cudaDevAttrL2CacheSize: *value = int(gpu.l2_bytes); break;
     default: return cudaErrorInvalidValue;
   }
   return cudaSuccess;
@@ -437,22 +458,32 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop)
 // ---- Kernels ----------------------------------------------------------------------------------
 cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute attr, int value) {
   if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;
-  if (value < 0 || size_t(value) > kSharedOptin)
+  const size_t optin = current_gpu().shared_per_block_optin;
+  if (value < 0 || size_t(value) > optin)
     return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute: " + std::to_string(value) +
                                            " B of dynamic shared memory is more than the device's "
-                                           "opt-in maximum of " + std::to_string(kSharedOptin) + " B");
+                                           "opt-in maximum of " + std::to_string(optin) + " B");
   std::lock_guard<std::mutex> lock(g_mutex);
   g_dynamic_limits[kernel] = size_t(value);
   return cudaSuccess;
 }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void*, int block_size,
-                                                          size_t dynamic_shared) {
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* kernel,
+                                                          int block_size, size_t dynamic_shared) {
   if (block_size <= 0 || block_size > 1024) return cudaErrorInvalidValue;
+  const GpuShape& gpu = current_gpu();
   const int warps = (block_size + 31) / 32;
-  int fit = std::min(32, kMaxThreadsPerSm / (warps * 32));
-  // Static shared memory is not known here: count each block as 1 KiB of it plus its dynamic part.
-  fit = std::min<int>(fit, int(kSharedPerSm / (dynamic_shared + 1024)));
+  int fit = std::min(gpu.max_blocks_per_sm, gpu.max_threads_per_sm / (warps * 32));
+  // Static shared memory is known once a counted launch of the kernel touched it
+  // (counters.cpp); until then only the dynamic part and the runtime's reserve count.
+  size_t static_shared = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const auto it = g_static_shared.find(kernel);
+    if (it != g_static_shared.end()) static_shared = it->second;
+  }
+  const size_t per_block = std::max<size_t>(1, static_shared + dynamic_shared + gpu.shared_reserved_per_block);
+  fit = std::min<int>(fit, int(gpu.shared_per_sm / per_block));
   *blocks = std::max(fit, 0);
   return cudaSuccess;
 }

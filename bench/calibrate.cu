@@ -1,0 +1,217 @@
+// histo_calibrate: the microbenchmarks behind the simulator's cost model (sim/src/gpus.cpp).
+//
+// Each one measures a single resource with a kernel written for that purpose, never a lab
+// kernel, so the model is calibrated on the machine and then tested on the labs, not fitted to
+// them. Printed as JSON (scripts/calibrate.sh writes report/calibration.json):
+//   launch_us                 an empty kernel, event-timed (median)
+//   launch_after_memset_us    a 1 KiB cudaMemsetAsync, then the empty kernel: what every
+//                             launcher's fixed cost is, since each zeroes its bins first
+//   dram_read_gbps            the read-bandwidth probe on 1 GiB (16-byte loads)
+//   load_latency_ns           one thread chasing pointers through 1 GiB: a dependent global
+//                             load that misses L2
+//   atomic_one_address_per_s  RED.ADD requests/s when every lane of every warp adds to one word
+//   atomic_one_line_per_s     distinct-address updates/s when all warps add to the 32 words of
+//                             one 128-byte line (each request: 32 different words)
+//   atomic_spread_per_s       updates/s when every lane adds to a line of its own
+//   atomic_region_1k_per_s    updates/s when each request's 32 lanes add to 32 different
+//                             sectors of one 1 KiB region (256 words), as every warp does
+//   load_request_ns           coalesced 1-byte loads in a grid-stride loop, 64 warps per SM:
+//                             the time one warp-wide load costs a warp (time x resident warps /
+//                             requests), the latency that a loop with little in flight pays
+//   shared_wavefronts_per_sm_per_s   conflict-free 32-bit shared loads
+//   shared_atomic_wavefronts_per_sm_per_s   conflict-free shared atomicAdd (one wavefront each)
+#include "histo/cuda_check.hpp"
+#include "histo/device_buffer.hpp"
+#include "histo/gpu.hpp"
+#include "histo/kernel_launch.cuh"
+#include "histo/launch.hpp"
+#include "histo/probe.hpp"
+#include "histo/timing.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+__global__ void empty_kernel() {}
+
+// One thread follows a random cycle through `words` indices: each load's address is the value
+// the previous load returned, so nothing overlaps.
+__global__ void chase_kernel(const uint32_t* __restrict__ next, uint32_t steps, uint32_t* d_sink) {
+  uint32_t at = 0;
+  for (uint32_t s = 0; s < steps; ++s) at = next[at];
+  *d_sink = at;
+}
+
+enum Pattern : int { kOneAddress = 0, kOneLine = 1, kSpread = 2, kRegion1k = 3 };
+
+// Every thread adds `iters` times; the result is unused, so each add is a RED instruction.
+__global__ void atomic_kernel(uint32_t* d_words, int iters, int pattern, uint32_t spread_words) {
+  const unsigned lane = threadIdx.x % 32;
+  const size_t thread = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  uint32_t* target = d_words;
+  if (pattern == kOneLine) target = d_words + lane;
+  if (pattern == kSpread) target = d_words + (thread * 32) % spread_words;
+  if (pattern == kRegion1k) {
+    // Lane l adds to sector l of the region (words 8l .. 8l + 7), a word that moves each time.
+    const unsigned warp = unsigned(thread / 32);
+    for (int k = 0; k < iters; ++k) atomicAdd(d_words + lane * 8 + (warp + k) % 8, 1u);
+    return;
+  }
+  for (int k = 0; k < iters; ++k) atomicAdd(target, 1u);
+}
+
+// Coalesced byte loads, grid-stride, one in flight per thread and trip: what byte-load loops
+// cost when latency, not bandwidth, limits them.
+__global__ void byte_load_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_sink) {
+  uint32_t acc = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    acc += d_in[i];
+  if (acc == 0x9E3779B9u) *d_sink = acc;
+}
+
+constexpr unsigned kSharedWords = 2048;
+
+// Conflict-free shared loads: lane l reads word (l + 32 * k) % kSharedWords, one wavefront each.
+__global__ void shared_load_kernel(int iters, uint32_t* d_sink) {
+  __shared__ uint32_t s_words[kSharedWords];
+  for (unsigned w = threadIdx.x; w < kSharedWords; w += blockDim.x) s_words[w] = w;
+  __syncthreads();
+  uint32_t acc = 0, at = threadIdx.x % 32;
+  for (int k = 0; k < iters; ++k) {
+    acc += s_words[at];
+    at = (at + 32 + (acc & 1) * 0) % kSharedWords;  // a dependence nvcc cannot hoist
+  }
+  if (acc == 0x9E3779B9u) *d_sink = acc;
+}
+
+// Conflict-free shared atomics: each lane adds to a word in its own bank.
+__global__ void shared_atomic_kernel(int iters, uint32_t* d_sink) {
+  __shared__ uint32_t s_words[kSharedWords];
+  for (unsigned w = threadIdx.x; w < kSharedWords; w += blockDim.x) s_words[w] = 0;
+  __syncthreads();
+  uint32_t* mine = &s_words[threadIdx.x % 32 + 32 * ((threadIdx.x / 32) % (kSharedWords / 32))];
+  for (int k = 0; k < iters; ++k) atomicAdd(mine, 1u);
+  __syncthreads();
+  if (s_words[threadIdx.x] == 0x9E3779B9u) *d_sink = 1;
+}
+
+template <typename F>
+double median_ms(F&& run, int reps) {
+  const histo::TimingOptions options{3, reps, reps, 1e9};
+  return histo::time_median([&](cudaStream_t s) { run(s); }, [](cudaStream_t) {}, 0, options)
+      .median_ms;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    const histo::GpuStatus gpu = histo::gpu_status();
+    if (!gpu.runnable) {
+      std::fprintf(stderr, "histo_calibrate needs a GPU: %s\n", gpu.reason.c_str());
+      return 2;
+    }
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    int clock_khz = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+    const int sms = prop.multiProcessorCount;
+    histo::DeviceBuffer<uint32_t> sink(1);
+    std::printf("{\n  \"gpu\": \"%s\",\n  \"sm_count\": %d,\n  \"clock_mhz\": %d,\n", prop.name, sms,
+                clock_khz / 1000);
+    std::printf("  \"l2_bytes\": %d,\n  \"shared_per_sm_bytes\": %zu,\n", prop.l2CacheSize,
+                prop.sharedMemPerMultiprocessor);
+    std::printf("  \"max_threads_per_sm\": %d,\n  \"max_blocks_per_sm\": %d,\n",
+                prop.maxThreadsPerMultiProcessor, prop.maxBlocksPerMultiProcessor);
+
+    const double launch = median_ms([](cudaStream_t s) {
+      histo::launch(empty_kernel, 1, 32, 0, s);
+    }, 201);
+    const double launch_memset = median_ms([&](cudaStream_t s) {
+      CUDA_CHECK(cudaMemsetAsync(sink.get(), 0, sizeof(uint32_t), s));
+      histo::launch(empty_kernel, 1, 32, 0, s);
+    }, 201);
+    std::printf("  \"launch_us\": %.2f,\n  \"launch_after_memset_us\": %.2f,\n", launch * 1e3,
+                launch_memset * 1e3);
+
+    const size_t big = size_t(1) << 30;
+    {
+      histo::DeviceBuffer<uint8_t> data(big);
+      CUDA_CHECK(cudaMemset(data.get(), 1, big));
+      const double ms = median_ms([&](cudaStream_t s) {
+        histo::bandwidth_probe(data.get(), big, sink.get(), s);
+      }, 41);
+      std::printf("  \"dram_read_gbps\": %.1f,\n", big / (ms * 1e6));
+    }
+    {
+      // A random cycle over 1 GiB of indices, one per 64-byte step so every load is a new line.
+      const uint32_t words = uint32_t(big / sizeof(uint32_t));
+      const uint32_t stride = 16, slots = words / stride;
+      std::vector<uint32_t> order(slots);
+      std::iota(order.begin(), order.end(), 0u);
+      std::shuffle(order.begin() + 1, order.end(), std::mt19937(2026));
+      std::vector<uint32_t> next(words, 0);
+      for (uint32_t i = 0; i < slots; ++i) next[order[i] * stride] = order[(i + 1) % slots] * stride;
+      histo::DeviceBuffer<uint32_t> d_next(words);
+      d_next.upload(next.data(), next.size());
+      const uint32_t steps = 20000;
+      const double ms = median_ms([&](cudaStream_t s) {
+        histo::launch(chase_kernel, 1, 1, 0, s, d_next.get(), steps, sink.get());
+      }, 5);
+      std::printf("  \"load_latency_ns\": %.1f,\n", ms * 1e6 / steps);
+    }
+    {
+      histo::DeviceBuffer<uint8_t> data(big);
+      CUDA_CHECK(cudaMemset(data.get(), 1, big));
+      const unsigned blocks = unsigned(sms) * 8, threads = 256;
+      const double ms = median_ms([&](cudaStream_t s) {
+        histo::launch(byte_load_kernel, blocks, threads, 0, s, data.get(), big, sink.get());
+      }, 11);
+      const double requests_per_warp = double(big) / 32 / (double(blocks) * threads / 32);
+      std::printf("  \"load_request_ns\": %.1f,\n", ms * 1e6 / requests_per_warp);
+    }
+    {
+      const uint32_t spread_words = 1u << 24;  // 64 MiB: more lines than L2 slices by far
+      histo::DeviceBuffer<uint32_t> words(spread_words);
+      const unsigned blocks = unsigned(sms) * 8, threads = 256;
+      const double lane_ops_per_iter = double(blocks) * threads;
+      const char* names[] = {"atomic_one_address_per_s", "atomic_one_line_per_s",
+                             "atomic_spread_per_s", "atomic_region_1k_per_s"};
+      const int iters[] = {4, 16, 256, 16};
+      for (int p = 0; p < 4; ++p) {
+        const double ms = median_ms([&](cudaStream_t s) {
+          histo::launch(atomic_kernel, blocks, threads, 0, s, words.get(), iters[p], p,
+                        spread_words);
+        }, 11);
+        // One address: count requests (a warp's 32 adds to one word are one L2 update); the
+        // others: updates of distinct words.
+        const double ops = lane_ops_per_iter * iters[p] / (p == kOneAddress ? 32.0 : 1.0);
+        std::printf("  \"%s\": %.4g,\n", names[p], ops / (ms * 1e-3));
+      }
+    }
+    {
+      const unsigned blocks = unsigned(sms) * 4, threads = 512;
+      const int iters = 4096;
+      const double warp_instructions = double(blocks) * (threads / 32) * iters;
+      const double ld = median_ms([&](cudaStream_t s) {
+        histo::launch(shared_load_kernel, blocks, threads, 0, s, iters, sink.get());
+      }, 11);
+      const double at = median_ms([&](cudaStream_t s) {
+        histo::launch(shared_atomic_kernel, blocks, threads, 0, s, iters, sink.get());
+      }, 11);
+      std::printf("  \"shared_wavefronts_per_sm_per_s\": %.4g,\n",
+                  warp_instructions / sms / (ld * 1e-3));
+      std::printf("  \"shared_atomic_wavefronts_per_sm_per_s\": %.4g\n}\n",
+                  warp_instructions / sms / (at * 1e-3));
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "histo_calibrate: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,26 @@
+// histo_bench in a simulator build: counters and the cost model's predictions instead of
+// timings (model_report.cpp).
+#pragma once
+
+#include "histo/datasets.hpp"
+#include "histo/launch.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+struct ModelOptions {
+  std::string gpu = "h200";  // whose shape and model (histo_sim/gpus.hpp)
+  std::vector<histo::Variant> variants;
+  std::vector<histo::ReadProbe> probes;
+  std::vector<histo::Dataset> datasets;
+  size_t size = size_t(16) << 20;
+  uint64_t seed = 2026;
+  std::string csv;
+};
+
+int model_report(const ModelOptions& options);
+
+}  // namespace bench

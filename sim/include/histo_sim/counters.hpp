@@ -1,0 +1,55 @@
+// The simulator's counters: what one kernel launch did to memory, counted as Nsight Compute
+// counts it on the GPU (sim/README.md, "Counters", gives each definition and the metric's name).
+// Available in a build whose lab sources carry the access trace's hooks (a Clang build, see
+// sim/README.md); atomics and __ldg are counted in every build.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace histo_sim {
+
+struct LaunchCounters {
+  const void* kernel = nullptr;
+  unsigned grid = 0, block = 0;
+  // Nsight Compute's metrics (metric_name() gives each one's name).
+  uint64_t global_load_requests = 0, global_load_sectors = 0;
+  uint64_t global_store_requests = 0, global_store_sectors = 0;
+  uint64_t global_atomic_requests = 0, global_atomic_sectors = 0;
+  uint64_t shared_load_instructions = 0, shared_load_wavefronts = 0, shared_load_ideal = 0;
+  uint64_t shared_store_instructions = 0, shared_store_wavefronts = 0, shared_store_ideal = 0;
+  uint64_t shared_atomic_instructions = 0, shared_atomic_wavefronts = 0, shared_atomic_ideal = 0;
+  uint64_t dram_read_bytes = 0;  // distinct 32-byte sectors that global loads read, x 32
+  // For the cost model.
+  uint64_t global_atomic_addresses = 0;   // per request, the distinct words it updates, summed
+  uint64_t busiest_address_sectors = 0;   // atomic sector passes on the most-updated word
+  uint64_t atomic_footprint_bytes = 0;    // distinct 128-byte lines the atomics touched, x 128
+  uint64_t load_rounds = 0;               // per warp, runs of global loads with nothing between
+  uint64_t warps = 0;
+  std::vector<uint64_t> shared_wavefronts_per_sm;         // loads and stores, blocks round-robin
+  std::vector<uint64_t> shared_atomic_wavefronts_per_sm;
+  size_t static_shared_bytes = 0;  // the extent of static shared memory the kernel touched
+
+  uint64_t shared_load_conflicts() const { return shared_load_wavefronts - shared_load_ideal; }
+  uint64_t shared_store_conflicts() const { return shared_store_wavefronts - shared_store_ideal; }
+  uint64_t shared_atomic_conflicts() const { return shared_atomic_wavefronts - shared_atomic_ideal; }
+};
+
+// One counter as a column: Nsight Compute's metric name and the value.
+struct Metric {
+  const char* name;
+  uint64_t value;
+};
+std::vector<Metric> metrics(const LaunchCounters& c);
+
+// True when plain loads and stores are observed (the counters are complete); otherwise the
+// sentence that says why not.
+bool counters_available();
+const char* counters_unavailable_reason();
+
+// Counts every launch from begin to end; end returns one entry per launch, in order.
+void counters_begin();
+std::vector<LaunchCounters> counters_end();
+
+}  // namespace histo_sim

@@ -1,0 +1,47 @@
+// The GPU the simulator stands in for: its shape (so the occupancy calculator, and so every
+// launcher's grid, comes out as on that GPU) and the cost model's constants for it. The values,
+// each with its source, are in sim/src/gpus.cpp.
+//
+// HISTO_SIM_GPU=h200 (also a100, t4, rtx4090) selects one before the first CUDA call; the
+// default, "small", is 2 SMs, which keeps grids small for the correctness tests.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace histo_sim {
+
+struct GpuShape {
+  const char* key;    // "h200"
+  const char* name;   // "NVIDIA H200"
+  int cc_major, cc_minor;
+  int sm_count;
+  size_t shared_per_sm;           // bytes an SM holds for blocks
+  size_t shared_per_block_optin;  // bytes one block may opt into
+  size_t shared_reserved_per_block;  // what the runtime keeps per block (1 KiB on sm_80+)
+  int max_threads_per_sm;
+  int max_blocks_per_sm;
+  size_t l2_bytes;
+  int clock_mhz;
+  // The cost model's constants (sim/src/model.cpp says how each one is used).
+  double launch_us;                  // a launcher's fixed cost: a 1 KiB memset, then the kernel
+  double dram_read_gbps;             // read bandwidth, 16-byte loads
+  double load_request_ns;            // what one warp-wide load costs its warp in a latency-bound loop
+  double atomic_one_address_per_s;   // atomic sector passes per second on one word
+  double atomic_region_1k_per_s;     // passes per second spread over one 1 KiB region
+  double atomic_spread_per_s;        // passes per second spread over many lines
+  double shared_wavefronts_per_sm_per_s;         // loads and stores
+  double shared_atomic_wavefronts_per_sm_per_s;
+  const char* source;                // where these numbers come from
+};
+
+// Every shape the simulator knows, "small" first.
+const std::vector<GpuShape>& gpu_shapes();
+// The shape in use (HISTO_SIM_GPU, or select_gpu before the first CUDA call).
+const GpuShape& current_gpu();
+// Selects a shape by key; false (and nothing changes) for an unknown key. Call it before the
+// first CUDA call: the launchers cache the device's SM count.
+bool select_gpu(const std::string& key);
+
+}  // namespace histo_sim

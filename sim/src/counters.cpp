@@ -1,0 +1,226 @@
+// The counters: a reader of the access trace that counts each launch as Nsight Compute does.
+//
+// Definitions (Nsight Compute's, for compute capability 7.0 and newer):
+// - A request is one warp-level memory instruction (trace.hpp says how lanes are grouped).
+// - Global loads and stores: the 32-byte sectors a request touches, each counted once.
+// - Global atomics: a request's lanes are grouped by sector; in a sector, lanes that update the
+//   same word are applied one after another, so the request costs, per sector it touches, as
+//   many passes as the most lanes that hit one word there (32 lanes on one word: 32).
+// - Shared memory: 32 banks of 4 bytes; bank = (offset / 4) % 32. A wavefront serves each bank
+//   once; lanes that read the same word are served together. A 4-byte (or smaller) access
+//   needs as many wavefronts as the most distinct words one bank holds among its lanes; 8- and
+//   16-byte accesses are split into groups of 16 and 8 lanes (128 bytes each), each group its
+//   own wavefronts. Atomic adds of 1 to one word are served together (ATOMS.POPC.INC); other
+//   atomics on one word take a wavefront each (the simulator calls an add "of 1" when every
+//   lane's operand is 1). Bank conflicts are wavefronts beyond one per group.
+// - DRAM reads: every distinct sector that global loads read (inputs larger than a line in L2
+//   are read once; Nsight Compute flushes the caches before a profiled launch).
+#include "histo_sim/counters.hpp"
+
+#include "histo_sim/gpus.hpp"
+#include "internal.hpp"
+#include "trace.hpp"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace histo_sim {
+namespace {
+
+using trace::Kind;
+using trace::Request;
+using trace::Space;
+
+// Wavefronts for one shared-memory request, and the ideal (conflict-free) number. Lanes that
+// read one word are served together, and so are atomic adds of 1 (ATOMS.POPC.INC); other
+// atomics on one word take a wavefront per lane.
+std::pair<unsigned, unsigned> shared_wavefronts(const Request& r) {
+  const bool per_lane = r.kind == Kind::atomic && !r.unit_increments;
+  const unsigned words_per_lane = r.bytes > 4 ? r.bytes / 4 : 1;
+  const unsigned group = 32 / words_per_lane;  // lanes per 128-byte group
+  unsigned wavefronts = 0, ideal = 0;
+  for (unsigned first = 0; first < 32; first += group) {
+    uint64_t words[32 * 4];
+    unsigned count = 0;
+    for (unsigned l = first; l < first + group; ++l) {
+      if (!(r.mask >> l & 1u)) continue;
+      for (unsigned w = 0; w < words_per_lane; ++w) words[count++] = r.address[l] / 4 + w;
+    }
+    if (count == 0) continue;
+    std::sort(words, words + count);
+    if (!per_lane) count = unsigned(std::unique(words, words + count) - words);
+    unsigned per_bank[32] = {};
+    unsigned most = 0;
+    for (unsigned i = 0; i < count; ++i) most = std::max(most, ++per_bank[words[i] % 32]);
+    wavefronts += most;
+    ideal += 1;
+  }
+  return {wavefronts, ideal};
+}
+
+class Counting final : public trace::Consumer {
+ public:
+  std::vector<LaunchCounters> launches;
+
+  void begin_launch(const void* kernel, unsigned grid, unsigned block) override {
+    LaunchCounters c;
+    c.kernel = kernel;
+    c.grid = grid;
+    c.block = block;
+    const unsigned sms = unsigned(current_gpu().sm_count);
+    c.shared_wavefronts_per_sm.assign(sms, 0);
+    c.shared_atomic_wavefronts_per_sm.assign(sms, 0);
+    launches.push_back(std::move(c));
+    sectors_read_.clear();
+    address_passes_.clear();
+    lines_.clear();
+    shared_lo_ = ~uint64_t(0);
+    shared_hi_ = 0;
+  }
+
+  void warp_requests(const trace::BlockInfo& block, unsigned, const std::vector<Request>& requests) override {
+    LaunchCounters& c = launches.back();
+    const size_t sm = block.block % c.shared_wavefronts_per_sm.size();
+    ++c.warps;
+    bool in_load_run = false;
+    for (const Request& r : requests) {
+      const bool global_load = r.space == Space::global && r.kind == Kind::load;
+      if (global_load && !in_load_run) ++c.load_rounds;
+      in_load_run = global_load;
+      if (r.space == Space::global)
+        count_global(c, r);
+      else
+        count_shared(c, r, sm);
+    }
+  }
+
+  void end_launch() override {
+    LaunchCounters& c = launches.back();
+    c.dram_read_bytes = uint64_t(sectors_read_.size()) * 32;
+    for (const auto& [address, passes] : address_passes_)
+      c.busiest_address_sectors = std::max(c.busiest_address_sectors, passes);
+    c.atomic_footprint_bytes = uint64_t(lines_.size()) * 128;
+    c.static_shared_bytes = shared_hi_ > shared_lo_ ? size_t(shared_hi_ - shared_lo_) : 0;
+  }
+
+ private:
+  void count_global(LaunchCounters& c, const Request& r) {
+    uint64_t sectors[64];
+    unsigned count = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(r.mask >> l & 1u)) continue;
+      const uint64_t first = r.address[l] / 32, last = (r.address[l] + r.bytes - 1) / 32;
+      for (uint64_t s = first; s <= last && count < 64; ++s) sectors[count++] = s;
+    }
+    std::sort(sectors, sectors + count);
+    const unsigned distinct = unsigned(std::unique(sectors, sectors + count) - sectors);
+    if (r.kind == Kind::load) {
+      ++c.global_load_requests;
+      c.global_load_sectors += distinct;
+      sectors_read_.insert(sectors, sectors + distinct);
+    } else if (r.kind == Kind::store) {
+      ++c.global_store_requests;
+      c.global_store_sectors += distinct;
+    } else {
+      ++c.global_atomic_requests;
+      // Lanes per word, then per sector the largest of those.
+      std::map<uint64_t, unsigned> per_word;
+      for (unsigned l = 0; l < 32; ++l)
+        if (r.mask >> l & 1u) ++per_word[r.address[l]];
+      std::map<uint64_t, unsigned> per_sector;
+      for (const auto& [word, lanes] : per_word) {
+        unsigned& most = per_sector[word / 32];
+        most = std::max(most, lanes);
+        address_passes_[word] += lanes;
+        lines_.insert(word / 128);
+      }
+      for (const auto& [sector, passes] : per_sector) c.global_atomic_sectors += passes;
+      c.global_atomic_addresses += per_word.size();
+    }
+  }
+
+  void count_shared(LaunchCounters& c, const Request& r, size_t sm) {
+    const auto [wavefronts, ideal] = shared_wavefronts(r);
+    for (unsigned l = 0; l < 32; ++l)
+      if (r.mask >> l & 1u) {
+        shared_lo_ = std::min<uint64_t>(shared_lo_, r.address[l]);
+        shared_hi_ = std::max<uint64_t>(shared_hi_, r.address[l] + r.bytes);
+      }
+    if (r.kind == Kind::load) {
+      ++c.shared_load_instructions;
+      c.shared_load_wavefronts += wavefronts;
+      c.shared_load_ideal += ideal;
+      c.shared_wavefronts_per_sm[sm] += wavefronts;
+    } else if (r.kind == Kind::store) {
+      ++c.shared_store_instructions;
+      c.shared_store_wavefronts += wavefronts;
+      c.shared_store_ideal += ideal;
+      c.shared_wavefronts_per_sm[sm] += wavefronts;
+    } else {
+      ++c.shared_atomic_instructions;
+      c.shared_atomic_wavefronts += wavefronts;
+      c.shared_atomic_ideal += ideal;
+      c.shared_atomic_wavefronts_per_sm[sm] += wavefronts;
+    }
+  }
+
+  std::unordered_set<uint64_t> sectors_read_;
+  std::unordered_map<uint64_t, uint64_t> address_passes_;
+  std::unordered_set<uint64_t> lines_;
+  uint64_t shared_lo_ = 0, shared_hi_ = 0;
+};
+
+Counting* g_counting = nullptr;
+
+}  // namespace
+
+std::vector<Metric> metrics(const LaunchCounters& c) {
+  return {
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", c.global_load_requests},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", c.global_load_sectors},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", c.global_store_requests},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", c.global_store_sectors},
+      // The simulator cannot see whether an atomic's result is used, which makes it ATOM or
+      // RED on the GPU: it counts every global atomic as RED, what nvcc emits for an unused
+      // result (every lab kernel).
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", c.global_atomic_requests},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", c.global_atomic_sectors},
+      {"smsp__sass_inst_executed_op_shared_ld.sum", c.shared_load_instructions},
+      {"smsp__sass_inst_executed_op_shared_st.sum", c.shared_store_instructions},
+      {"smsp__sass_inst_executed_op_shared_atom.sum", c.shared_atomic_instructions},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", c.shared_load_wavefronts},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", c.shared_store_wavefronts},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", c.shared_atomic_wavefronts},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", c.shared_load_conflicts()},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", c.shared_store_conflicts()},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum", c.shared_atomic_conflicts()},
+      {"dram__bytes_read.sum", c.dram_read_bytes},
+  };
+}
+
+bool counters_available() { return trace::observes_plain_accesses(); }
+
+const char* counters_unavailable_reason() {
+  return counters_available()
+             ? ""
+             : "this simulator build cannot see plain loads and stores: the counters need the "
+               "lab sources compiled by Clang (configure with -DCMAKE_CXX_COMPILER=clang++; "
+               "sim/README.md, \"Counters\")";
+}
+
+void counters_begin() {
+  if (!g_counting) g_counting = new Counting;
+  g_counting->launches.clear();
+  trace::attach(g_counting);
+}
+
+std::vector<LaunchCounters> counters_end() {
+  if (!g_counting) return {};
+  trace::detach(g_counting);
+  remember_static_shared(g_counting->launches);
+  return std::move(g_counting->launches);
+}
+
+}  // namespace histo_sim

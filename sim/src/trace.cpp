@@ -1,0 +1,231 @@
+// The access trace (trace.hpp says what it is and how requests are formed).
+#include "trace.hpp"
+
+#include <cuda_runtime.h>
+
+#include "internal.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+
+namespace histo_sim::trace {
+namespace {
+
+// A thread's executions of one site since its last global load.
+struct SiteCount {
+  uint32_t site;
+  uint32_t epoch;  // the thread's global loads before these executions
+  uint32_t count;
+};
+
+struct ThreadState {
+  uint32_t loads = 0;  // global loads so far: the epoch that lines lanes up (trace.hpp)
+  std::vector<SiteCount> sites;
+  // The thread's last access, to rejoin a 16-byte access the host compiler split in two.
+  int64_t last = -1;  // its group in the warp's list
+  uint64_t last_address = 0;
+};
+
+struct Group {
+  uint32_t site;
+  Request request;
+};
+
+struct WarpState {
+  std::unordered_map<uint64_t, uint32_t> index;  // (site id, k) -> position in groups
+  std::vector<Group> groups;                      // in the order their first lane made them
+};
+
+// Set while a traced block runs on the device thread.
+bool g_on = false;
+std::vector<Consumer*> g_consumers;
+unsigned g_block = 0;
+uintptr_t g_shared_lo = 0, g_shared_hi = 0, g_dynamic_lo = 0, g_dynamic_hi = 0;
+uint64_t g_dynamic_offset = 0;  // where dynamic shared memory begins in the block's shared space
+std::vector<std::pair<uintptr_t, uintptr_t>> g_device;  // device memory ranges, sorted
+size_t g_last_range = 0;
+std::vector<ThreadState> g_thread_state;  // per thread of the block
+std::vector<WarpState> g_warps;
+std::unordered_map<uint64_t, uint32_t> g_site_ids;  // (code address, space) -> id
+std::vector<uintptr_t> g_site_address;
+
+bool in_device(uintptr_t a) {
+  if (g_last_range < g_device.size() && a >= g_device[g_last_range].first &&
+      a < g_device[g_last_range].second)
+    return true;
+  auto it = std::upper_bound(g_device.begin(), g_device.end(), std::make_pair(a, ~uintptr_t(0)));
+  if (it == g_device.begin()) return false;
+  --it;
+  if (a >= it->second) return false;
+  g_last_range = size_t(it - g_device.begin());
+  return true;
+}
+
+uint32_t site_id(uintptr_t code, Space space) {
+  const uint64_t key = (uint64_t(code) << 1) | (space == Space::shared ? 1 : 0);
+  auto [it, fresh] = g_site_ids.try_emplace(key, uint32_t(g_site_address.size()));
+  if (fresh) g_site_address.push_back(code);
+  return it->second;
+}
+
+void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = false) {
+  if (!g_on || !g_current) return;
+  Space space;
+  uint64_t address;
+  if (a >= g_shared_lo && a < g_shared_hi) {
+    space = Space::shared;
+    address = a - g_shared_lo;
+  } else if (a >= g_dynamic_lo && a < g_dynamic_hi) {
+    space = Space::shared;
+    address = g_dynamic_offset + (a - g_dynamic_lo);
+  } else if (in_device(a)) {
+    space = Space::global;
+    address = a;
+  } else {
+    return;  // the thread's own stack, or the simulator's data
+  }
+  const unsigned thread = g_current->linear;
+  ThreadState& ts = g_thread_state[thread];
+  WarpState& warp = g_warps[thread / 32];
+  // Clang stores a 16-byte vector (make_uint4) as two 8-byte halves; the GPU as one access.
+  if (ts.last >= 0 && kind != Kind::atomic && bytes == 8 && address == ts.last_address + 8 &&
+      ts.last_address % 16 == 0) {
+    Request& previous = warp.groups[size_t(ts.last)].request;
+    if (previous.kind == kind && previous.space == space && previous.bytes >= 8) {
+      previous.bytes = 16;
+      ts.last = -1;
+      return;
+    }
+  }
+  const uint32_t site = site_id(code, space);
+  const uint32_t epoch = (space == Space::global && kind == Kind::load) ? ts.loads++ : ts.loads;
+  uint32_t k = 0;
+  for (SiteCount& s : ts.sites)
+    if (s.site == site) {
+      if (s.epoch != epoch) s = {site, epoch, 0};
+      k = ++s.count;
+      break;
+    }
+  if (k == 0) ts.sites.push_back({site, epoch, k = 1});
+  const uint64_t key = (uint64_t(site) << 48) ^ (uint64_t(epoch) << 16) ^ (k & 0xFFFF);
+  auto [it, fresh] = warp.index.try_emplace(key, uint32_t(warp.groups.size()));
+  if (fresh) {
+    Group g{};
+    g.site = site;
+    g.request.site = code;
+    g.request.space = space;
+    g.request.kind = kind;
+    g.request.bytes = bytes;
+    g.request.unit_increments = true;
+    warp.groups.push_back(g);
+  }
+  Request& r = warp.groups[it->second].request;
+  const unsigned lane = thread % 32;
+  r.mask |= 1u << lane;
+  r.address[lane] = address;
+  r.unit_increments = r.unit_increments && unit;
+  ts.last = int64_t(it->second);
+  ts.last_address = address;
+}
+
+}  // namespace
+
+void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code) {
+  record(address, bytes, kind, code);
+}
+
+bool observes_plain_accesses() {
+#ifdef HISTO_SIM_TRACE_LOADS
+  return true;
+#else
+  return false;
+#endif
+}
+
+void attach(Consumer* consumer) { g_consumers.push_back(consumer); }
+void detach(Consumer* consumer) {
+  g_consumers.erase(std::remove(g_consumers.begin(), g_consumers.end(), consumer), g_consumers.end());
+}
+bool active() { return !g_consumers.empty(); }
+
+void begin_launch(const void* kernel, unsigned grid, unsigned block_threads) {
+  if (!active()) return;
+  g_device = device_ranges();
+  g_last_range = 0;
+  for (Consumer* c : g_consumers) c->begin_launch(kernel, grid, block_threads);
+}
+
+void begin_block(unsigned block, unsigned threads, const void* shared_lo, const void* shared_hi,
+                 const void* dynamic_lo, const void* dynamic_hi) {
+  if (!active()) return;
+  g_block = block;
+  g_shared_lo = reinterpret_cast<uintptr_t>(shared_lo);
+  g_shared_hi = reinterpret_cast<uintptr_t>(shared_hi);
+  g_dynamic_lo = reinterpret_cast<uintptr_t>(dynamic_lo);
+  g_dynamic_hi = reinterpret_cast<uintptr_t>(dynamic_hi);
+  // Static shared memory first, then the dynamic part, 1 KiB aligned (banks repeat every 128 B).
+  g_dynamic_offset = (g_shared_hi - g_shared_lo + 1023) / 1024 * 1024;
+  g_thread_state.assign(threads, {});
+  g_warps.resize((threads + 31) / 32);
+  for (WarpState& w : g_warps) {
+    w.index.clear();
+    w.groups.clear();
+  }
+  g_on = true;
+}
+
+void end_block() {
+  if (!g_on) return;
+  g_on = false;
+  const BlockInfo info{g_block, unsigned(g_warps.size())};
+  std::vector<Request> requests;
+  for (unsigned w = 0; w < g_warps.size(); ++w) {
+    requests.clear();
+    for (const Group& g : g_warps[w].groups) requests.push_back(g.request);
+    for (Consumer* c : g_consumers) c->warp_requests(info, w, requests);
+  }
+}
+
+void end_launch() {
+  g_on = false;
+  for (Consumer* c : g_consumers) c->end_launch();
+}
+
+}  // namespace histo_sim::trace
+
+// ---- The hooks ----------------------------------------------------------------------------------
+namespace histo_sim {
+void trace_atomic(const void* address, unsigned bytes, bool adds_one) {
+  trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::atomic,
+                reinterpret_cast<uintptr_t>(__builtin_return_address(0)), adds_one);
+}
+void traced_load(const void* address, void* out, unsigned bytes) {
+  trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::load,
+                reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+  std::memcpy(out, address, bytes);
+}
+}  // namespace histo_sim
+
+// Clang's -fsanitize-coverage=trace-loads,trace-stores calls these with the address of every
+// plain load and store of the instrumented code; trace-pc-guard (at function level) is the
+// coverage mode those options need, and its own callbacks do nothing here.
+#define HISTO_SIM_HOOK(name, type, bytes, kind)                                            \
+  extern "C" void name(type* p) {                                                          \
+    histo_sim::trace::record_plain(reinterpret_cast<uintptr_t>(p), bytes,                  \
+                                   histo_sim::trace::Kind::kind,                           \
+                                   reinterpret_cast<uintptr_t>(__builtin_return_address(0))); \
+  }
+HISTO_SIM_HOOK(__sanitizer_cov_load1, uint8_t, 1, load)
+HISTO_SIM_HOOK(__sanitizer_cov_load2, uint16_t, 2, load)
+HISTO_SIM_HOOK(__sanitizer_cov_load4, uint32_t, 4, load)
+HISTO_SIM_HOOK(__sanitizer_cov_load8, uint64_t, 8, load)
+HISTO_SIM_HOOK(__sanitizer_cov_load16, __int128, 16, load)
+HISTO_SIM_HOOK(__sanitizer_cov_store1, uint8_t, 1, store)
+HISTO_SIM_HOOK(__sanitizer_cov_store2, uint16_t, 2, store)
+HISTO_SIM_HOOK(__sanitizer_cov_store4, uint32_t, 4, store)
+HISTO_SIM_HOOK(__sanitizer_cov_store8, uint64_t, 8, store)
+HISTO_SIM_HOOK(__sanitizer_cov_store16, __int128, 16, store)
+#undef HISTO_SIM_HOOK
+extern "C" void __sanitizer_cov_trace_pc_guard_init(uint32_t*, uint32_t*) {}
+extern "C" void __sanitizer_cov_trace_pc_guard(uint32_t*) {}

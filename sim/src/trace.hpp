@@ -1,0 +1,80 @@
+// The access trace: every load, store and atomic a kernel makes, gathered into warp-level
+// requests, for the consumers that read it (counters.cpp today).
+//
+// Where the accesses come from. The lab's .cu file is compiled with Clang's
+// -fsanitize-coverage=trace-loads,trace-stores (sim/CMakeLists.txt), which calls
+// __sanitizer_cov_loadN / __sanitizer_cov_storeN with the address of every plain load and store;
+// atomics and __ldg are the simulator's own functions (cuda_runtime.h) and report themselves.
+// The site of an access is the return address of that call: one machine instruction of the
+// kernel, as a memory instruction is on the GPU.
+//
+// Requests. A request is one warp-level instruction: the lanes of a warp that execute the same
+// site for the k-th time since their e-th global load (their epoch) form one request. Lanes
+// run one after another here, so the epoch is what lines them up: loop trips read the input,
+// so a lane's e-th load is its e-th trip, and an access that only some lanes make in a trip
+// (a leader's atomic, a run's atomic) joins the lanes of that same trip, as on the GPU, where
+// the warp runs the trip once with those lanes active. Where this differs from hardware: a
+// site reached a different number of times by different lanes between two global loads (an
+// if inside a loop that reads no global memory) is grouped by count, not by trip; a lane that
+// makes one extra load (a head byte) is one epoch ahead of its warp from then on. Requests are
+// handed to the consumers when the block finishes, in the order the block's first thread to
+// reach each one did.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace histo_sim::trace {
+
+enum class Space : uint8_t { global, shared };
+enum class Kind : uint8_t { load, store, atomic };
+
+// One warp-level memory instruction.
+struct Request {
+  uintptr_t site;          // the instruction (a code address of the kernel)
+  Space space;
+  Kind kind;
+  unsigned bytes;          // per lane: 1, 2, 4, 8 or 16
+  unsigned mask;           // lanes that took part
+  bool unit_increments;    // an atomic add of 1 by every lane (shared: ATOMS.POPC.INC)
+  uint64_t address[32];    // per lane (shared: offset in the block's shared memory)
+};
+
+struct BlockInfo {
+  unsigned block;          // linear block index in the grid
+  unsigned warps;
+};
+
+// A reader of the trace. Calls come from the simulator's device thread, one launch at a time.
+class Consumer {
+ public:
+  virtual ~Consumer() = default;
+  virtual void begin_launch(const void* kernel, unsigned grid, unsigned block) = 0;
+  // Every request of warp `warp` of the block, in program order of its first lane.
+  virtual void warp_requests(const BlockInfo& block, unsigned warp,
+                             const std::vector<Request>& requests) = 0;
+  virtual void end_launch() = 0;
+};
+
+// True when this build observes plain loads and stores (the lab sources were compiled with the
+// coverage hooks); atomics and __ldg are always observed.
+bool observes_plain_accesses();
+
+// Consumers receive requests only while at least one is attached.
+void attach(Consumer* consumer);
+void detach(Consumer* consumer);
+
+// Called by the scheduler (device.cpp).
+void begin_launch(const void* kernel, unsigned grid, unsigned block_threads);
+void begin_block(unsigned block, unsigned threads, const void* shared_lo, const void* shared_hi,
+                 const void* dynamic_lo, const void* dynamic_hi);
+void end_block();
+void end_launch();
+bool active();
+
+// Records one access (the coverage hooks' entry point).
+void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code);
+
+}  // namespace histo_sim::trace
