@@ -62,6 +62,8 @@ constexpr const char* kUsage = R"(usage: histo_bench [options]
                    shows its counters and the time that GPU's cost model PREDICTS (size default
                    16M; --csv writes one row per kernel and dataset, columns named as Nsight
                    Compute names the metrics)
+  --predict-size N with --model: predict for N bytes from the counters of --size bytes, scaled
+                   by N / size, on the grid each launcher picks for N bytes
 )";
 
 struct Options {
@@ -77,6 +79,7 @@ struct Options {
   uint64_t seed = 2026;
   bool list = false;
   std::string model;  // simulator builds: the GPU whose cost model predicts
+  size_t predict_size = 0;
 };
 
 struct Row {
@@ -137,6 +140,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--seed") o.seed = std::stoull(value());
     else if (arg == "--list") o.list = true;
     else if (arg == "--model") o.model = value();
+    else if (arg == "--predict-size") o.predict_size = parse_size(value());
     else if (arg == "--help" || arg == "-h") { std::cout << kUsage; std::exit(0); }
     else throw std::invalid_argument("unknown option " + arg + "\n" + kUsage);
   }
@@ -439,6 +443,7 @@ int run_model(const Options& o) {
   if (!o.sizes.empty() && o.sizes[0]) m.size = o.sizes[0];
   m.seed = o.seed;
   m.csv = o.csv;
+  m.predict_size = o.predict_size;
   for (const histo::Variant& v : bench::all_variants())
     if (wanted(o, v.lab, v.id())) m.variants.push_back(v);
   for (const histo::ReadProbe& p : bench::all_probes())

@@ -44,6 +44,21 @@ std::vector<LaunchCounters> counted(const std::function<void()>& call) {
   return histo_sim::counters_end();
 }
 
+// The launcher's grid for n bytes, without running anything (histo_sim::set_shape_only).
+std::vector<LaunchCounters> shapes_for(const std::function<void(size_t)>& call, size_t n) {
+  histo_sim::counters_begin();
+  histo_sim::set_shape_only(true);
+  try {
+    call(n);
+  } catch (...) {
+    histo_sim::set_shape_only(false);
+    histo_sim::counters_end();
+    throw;
+  }
+  histo_sim::set_shape_only(false);
+  return histo_sim::counters_end();
+}
+
 struct Row {
   std::string kernel, dataset, result;
   size_t n = 0;
@@ -67,8 +82,13 @@ int model_report(const ModelOptions& o) {
   if (!histo_sim::counters_available())
     std::printf("Incomplete counters: %s. Only atomics and __ldg loads are counted.\n",
                 histo_sim::counters_unavailable_reason());
+  const size_t target = o.predict_size ? o.predict_size : o.size;
   std::printf("No CUB row: CUB runs only on a GPU. Input bytes: %zu; seed %llu.\n", o.size,
               (unsigned long long)o.seed);
+  if (target != o.size)
+    std::printf("Predictions are for %zu bytes: counters extrapolated linearly from %zu and %zu "
+                "simulated bytes, on the grid each launcher picks for %zu bytes.\n", target,
+                o.size / 2, o.size, target);
 
   std::vector<Row> rows;
   histo::DeviceBuffer<uint8_t> d_in(o.size);
@@ -82,9 +102,18 @@ int model_report(const ModelOptions& o) {
                 o.size, "kernel", "launch", "ld s/req", "at s/req", "sh ld wf", "sh st wf", "sh at wf",
                 "conflicts", "pred GB/s", "binding resource");
     auto add = [&](const std::string& id, const std::string& result,
-                   std::vector<LaunchCounters> launches) {
-      Row r{id, histo::dataset_name(d), result, o.size, std::move(launches), {}};
-      r.prediction = histo_sim::predict(r.launches, gpu);
+                   std::vector<LaunchCounters> launches, const std::function<void(size_t)>& call) {
+      Row r{id, histo::dataset_name(d), result, target, std::move(launches), {}};
+      std::vector<LaunchCounters> scaled = r.launches;
+      if (target != o.size) {
+        const std::vector<LaunchCounters> half = counted([&] { call(o.size / 2); });
+        const std::vector<LaunchCounters> shapes = shapes_for(call, target);
+        const double t = double(target - o.size) / double(o.size - o.size / 2);
+        for (size_t i = 0; i < scaled.size() && i < half.size(); ++i)
+          scaled[i] = histo_sim::extrapolate(half[i], r.launches[i], t);
+        for (size_t i = 0; i < scaled.size() && i < shapes.size(); ++i) scaled[i].grid = shapes[i].grid;
+      }
+      r.prediction = histo_sim::predict(scaled, gpu);
       const uint64_t conflicts = [&] {
         uint64_t c = 0;
         for (const LaunchCounters& l : r.launches)
@@ -106,7 +135,7 @@ int model_report(const ModelOptions& o) {
                         sum(r.launches, &LaunchCounters::shared_store_instructions)),
                   ratio(sum(r.launches, &LaunchCounters::shared_atomic_wavefronts),
                         sum(r.launches, &LaunchCounters::shared_atomic_instructions)),
-                  (unsigned long long)conflicts, o.size / r.prediction.seconds / 1e9,
+                  (unsigned long long)conflicts, target / r.prediction.seconds / 1e9,
                   r.prediction.binding.c_str(), result == "ok" ? "" : ("  [" + result + "]").c_str());
       rows.push_back(std::move(r));
     };
@@ -117,10 +146,12 @@ int model_report(const ModelOptions& o) {
       if (got != expected)
         result = v.expect == histo::Expect::correct ? "WRONG bins: no prediction is meaningful"
                                                     : "loses counts (a demonstration)";
-      add(v.id(), result, std::move(launches));
+      add(v.id(), result, std::move(launches),
+          [&](size_t n) { v.launch(d_in.get(), n, d_bins.get(), 0); });
     }
     for (const histo::ReadProbe& p : o.probes)
-      add(p.id(), "read only", counted([&] { p.run(d_in.get(), o.size, d_sink.get(), 0); }));
+      add(p.id(), "read only", counted([&] { p.run(d_in.get(), o.size, d_sink.get(), 0); }),
+          [&](size_t n) { p.run(d_in.get(), n, d_sink.get(), 0); });
   }
   std::printf("\nColumns: ld s/req = global load sectors per request; at s/req = global atomic "
               "sector passes per request; sh ld/st/at wf = shared wavefronts per instruction "
@@ -130,12 +161,12 @@ int model_report(const ModelOptions& o) {
   if (!o.csv.empty()) {
     std::ofstream out(o.csv);
     if (!out) throw std::runtime_error("cannot write " + o.csv);
-    out << "model,kernel,dataset,bytes,launches,grid,block";
+    out << "model,kernel,dataset,bytes,launches,grid,block";  // the simulated launch
     const std::vector<histo_sim::Metric> names = histo_sim::metrics(LaunchCounters{});
     for (const histo_sim::Metric& m : names) out << "," << m.name;
-    out << ",predicted_us,predicted_gbps,binding,result\n";
+    out << ",sim_load_rounds,predicted_bytes,predicted_us,predicted_gbps,binding,result\n";
     for (const Row& r : rows) {
-      out << gpu.key << "," << r.kernel << "," << r.dataset << "," << r.n << "," << r.launches.size()
+      out << gpu.key << "," << r.kernel << "," << r.dataset << "," << o.size << "," << r.launches.size()
           << "," << (r.launches.empty() ? 0 : r.launches[0].grid) << ","
           << (r.launches.empty() ? 0 : r.launches[0].block);
       std::vector<uint64_t> totals(names.size(), 0);
@@ -144,7 +175,8 @@ int model_report(const ModelOptions& o) {
         for (size_t i = 0; i < m.size(); ++i) totals[i] += m[i].value;
       }
       for (uint64_t t : totals) out << "," << t;
-      out << "," << r.prediction.seconds * 1e6 << "," << r.n / r.prediction.seconds / 1e9 << ",\""
+      out << "," << sum(r.launches, &LaunchCounters::load_rounds);
+      out << "," << r.n << "," << r.prediction.seconds * 1e6 << "," << r.n / r.prediction.seconds / 1e9 << ",\""
           << r.prediction.binding << "\",\"" << r.result << "\"\n";
     }
   }

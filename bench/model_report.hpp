@@ -16,7 +16,9 @@ struct ModelOptions {
   std::vector<histo::Variant> variants;
   std::vector<histo::ReadProbe> probes;
   std::vector<histo::Dataset> datasets;
-  size_t size = size_t(16) << 20;
+  size_t size = size_t(16) << 20;  // simulated input bytes
+  size_t predict_size = 0;           // predict for this many bytes (0: size): counts x
+                                     // predict_size / size, grid as the launcher picks it
   uint64_t seed = 2026;
   std::string csv;
 };

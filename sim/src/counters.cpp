@@ -10,9 +10,10 @@
 //   once; lanes that read the same word are served together. A 4-byte (or smaller) access
 //   needs as many wavefronts as the most distinct words one bank holds among its lanes; 8- and
 //   16-byte accesses are split into groups of 16 and 8 lanes (128 bytes each), each group its
-//   own wavefronts. Atomic adds of 1 to one word are served together (ATOMS.POPC.INC); other
-//   atomics on one word take a wavefront each (the simulator calls an add "of 1" when every
-//   lane's operand is 1). Bank conflicts are wavefronts beyond one per group.
+//   own wavefronts. Atomic adds of 1 to one word are served together (nvcc compiles them to
+//   ATOMS.POPC.INC); other atomics on one word take a wavefront each (ATOMS.ADD). The simulator
+//   calls a site an add of 1 when every one of its executions in the launch added 1. Bank
+//   conflicts are wavefronts beyond one per group.
 // - DRAM reads: every distinct sector that global loads read (inputs larger than a line in L2
 //   are read once; Nsight Compute flushes the caches before a profiled launch).
 #include "histo_sim/counters.hpp"
@@ -34,10 +35,9 @@ using trace::Request;
 using trace::Space;
 
 // Wavefronts for one shared-memory request, and the ideal (conflict-free) number. Lanes that
-// read one word are served together, and so are atomic adds of 1 (ATOMS.POPC.INC); other
-// atomics on one word take a wavefront per lane.
-std::pair<unsigned, unsigned> shared_wavefronts(const Request& r) {
-  const bool per_lane = r.kind == Kind::atomic && !r.unit_increments;
+// read one word are served together; with `per_lane`, lanes on one word are not (an atomic
+// other than an add of 1).
+std::pair<unsigned, unsigned> shared_wavefronts(const Request& r, bool per_lane) {
   const unsigned words_per_lane = r.bytes > 4 ? r.bytes / 4 : 1;
   const unsigned group = 32 / words_per_lane;  // lanes per 128-byte group
   unsigned wavefronts = 0, ideal = 0;
@@ -76,6 +76,7 @@ class Counting final : public trace::Consumer {
     sectors_read_.clear();
     address_passes_.clear();
     lines_.clear();
+    shared_atomic_sites_.clear();
     shared_lo_ = ~uint64_t(0);
     shared_hi_ = 0;
   }
@@ -98,6 +99,15 @@ class Counting final : public trace::Consumer {
 
   void end_launch() override {
     LaunchCounters& c = launches.back();
+    // A site is an add of 1 (ATOMS.POPC.INC, lanes on one word served together) when every
+    // one of its executions added 1; otherwise ATOMS.ADD, a wavefront per lane on one word.
+    for (const auto& [site, a] : shared_atomic_sites_) {
+      const std::vector<uint64_t>& per_sm = a.unit ? a.combined_per_sm : a.per_lane_per_sm;
+      for (size_t sm = 0; sm < per_sm.size(); ++sm) {
+        c.shared_atomic_wavefronts += per_sm[sm];
+        c.shared_atomic_wavefronts_per_sm[sm] += per_sm[sm];
+      }
+    }
     c.dram_read_bytes = uint64_t(sectors_read_.size()) * 32;
     for (const auto& [address, passes] : address_passes_)
       c.busiest_address_sectors = std::max(c.busiest_address_sectors, passes);
@@ -141,8 +151,13 @@ class Counting final : public trace::Consumer {
     }
   }
 
+  struct SharedAtomicSite {
+    bool unit = true;
+    std::vector<uint64_t> combined_per_sm, per_lane_per_sm;
+  };
+
   void count_shared(LaunchCounters& c, const Request& r, size_t sm) {
-    const auto [wavefronts, ideal] = shared_wavefronts(r);
+    const auto [wavefronts, ideal] = shared_wavefronts(r, false);
     for (unsigned l = 0; l < 32; ++l)
       if (r.mask >> l & 1u) {
         shared_lo_ = std::min<uint64_t>(shared_lo_, r.address[l]);
@@ -160,15 +175,22 @@ class Counting final : public trace::Consumer {
       c.shared_wavefronts_per_sm[sm] += wavefronts;
     } else {
       ++c.shared_atomic_instructions;
-      c.shared_atomic_wavefronts += wavefronts;
       c.shared_atomic_ideal += ideal;
-      c.shared_atomic_wavefronts_per_sm[sm] += wavefronts;
+      SharedAtomicSite& a = shared_atomic_sites_[r.site];
+      if (a.combined_per_sm.empty()) {
+        a.combined_per_sm.assign(c.shared_atomic_wavefronts_per_sm.size(), 0);
+        a.per_lane_per_sm = a.combined_per_sm;
+      }
+      a.unit = a.unit && r.unit_increments;
+      a.combined_per_sm[sm] += wavefronts;
+      a.per_lane_per_sm[sm] += shared_wavefronts(r, true).first;
     }
   }
 
   std::unordered_set<uint64_t> sectors_read_;
   std::unordered_map<uint64_t, uint64_t> address_passes_;
   std::unordered_set<uint64_t> lines_;
+  std::map<uintptr_t, SharedAtomicSite> shared_atomic_sites_;
   uint64_t shared_lo_ = 0, shared_hi_ = 0;
 };
 

@@ -89,6 +89,8 @@ histo_sim_switch:
 namespace histo_sim {
 
 ThreadView* g_current = nullptr;
+bool g_shape_only = false;
+void set_shape_only(bool on) { g_shape_only = on; }
 uint3 g_block_idx{0, 0, 0};
 dim3 g_block_dim{1, 1, 1};
 dim3 g_grid_dim{1, 1, 1};
@@ -679,6 +681,11 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     return;
   }
   before_stream_work(stream);
+  if (g_shape_only) {
+    trace::begin_launch(kernel, unsigned(blocks), unsigned(threads));
+    trace::end_launch();
+    return;
+  }
   std::string failure;
   device_thread().run([&] {
     IgnoreAccesses ignore;

@@ -2,9 +2,8 @@
 // file that holds them. Shapes come from the vendor's documents named beside each entry; the
 // model constants of the H200 were measured on one by bench/calibrate.cu
 // (scripts/calibrate.sh; the run is report/calibration.json). The other GPUs' model constants
-// were not measured: bandwidth is the vendor's figure times the H200's measured fraction of its
-// own (4364 of 4800 GB/s), and the rest are the H200's scaled by clock and, for whole-device
-// rates, by SM count. Treat their predictions as rougher than the H200's.
+// were not measured: scaled() derives them from the H200's. Treat their predictions as
+// rougher than the H200's.
 #include "histo_sim/gpus.hpp"
 
 #include <cstdlib>
@@ -12,20 +11,21 @@
 namespace histo_sim {
 namespace {
 
-constexpr double kH200Mhz = 1980, kH200Sms = 132;
-constexpr double kH200DramFraction = 4364.0 / 4800.0;  // measured / vendor peak
-
-// The H200's measured model constants (report/calibration.json), scaled to another GPU.
-GpuShape scaled(GpuShape g, double vendor_dram_gbps) {
-  const double clock = g.clock_mhz / kH200Mhz, sms = g.sm_count / kH200Sms;
-  g.launch_us = 8.29;
-  g.dram_read_gbps = vendor_dram_gbps * kH200DramFraction;
-  g.load_request_ns = 367.0 / clock;
-  g.atomic_one_address_per_s = 4.191e7 * 32 * clock;
-  g.atomic_region_1k_per_s = 2.6e9 * clock;
-  g.atomic_spread_per_s = 9.653e10 * clock * sms;
-  g.shared_wavefronts_per_sm_per_s = 1.643e9 * clock;
-  g.shared_atomic_wavefronts_per_sm_per_s = 1.861e9 * clock;
+// Another GPU's model constants from the H200's measured ones: bandwidth is the vendor's figure
+// times the fraction of its own peak the H200 reached; rates per SM scale with the clock, rates
+// of the whole device with clock and SM count; times per operation with 1 / clock.
+GpuShape scaled(GpuShape g, const GpuShape& h200, double vendor_dram_gbps) {
+  constexpr double kH200VendorGbps = 4800;  // NVIDIA H200 datasheet: 4.8 TB/s HBM3e
+  const double clock = double(g.clock_mhz) / h200.clock_mhz;
+  const double sms = double(g.sm_count) / h200.sm_count;
+  g.launch_us = h200.launch_us;
+  g.dram_read_gbps = vendor_dram_gbps * h200.dram_read_gbps / kH200VendorGbps;
+  g.load_request_ns = h200.load_request_ns / clock;
+  g.atomic_one_address_per_s = h200.atomic_one_address_per_s * clock;
+  g.atomic_region_1k_per_s = h200.atomic_region_1k_per_s * clock;
+  g.atomic_spread_per_s = h200.atomic_spread_per_s * clock * sms;
+  g.shared_wavefronts_per_sm_per_s = h200.shared_wavefronts_per_sm_per_s * clock;
+  g.shared_atomic_wavefronts_per_sm_per_s = h200.shared_atomic_wavefronts_per_sm_per_s * clock;
   return g;
 }
 
@@ -34,15 +34,15 @@ std::vector<GpuShape> make_shapes() {
   // L2, boost clock (MHz).
   const GpuShape h200{
       "h200", "NVIDIA H200", 9, 0, 132, 233472, 232448, 1024, 2048, 32, 62914560, 1980,
-      // Measured on an NVIDIA H200 (report/calibration.json, bench/calibrate.cu):
-      8.29,      // launch_after_memset_us
-      4364.0,    // dram_read_gbps
-      367.0,     // load_request_ns
-      4.191e7 * 32,  // atomic_one_address_per_s: 4.191e7 requests/s of 32 lanes on one word
-      2.6e9,     // atomic_region_1k_per_s
-      9.653e10,  // atomic_spread_per_s
-      1.643e9,   // shared_wavefronts_per_sm_per_s
-      1.861e9,   // shared_atomic_wavefronts_per_sm_per_s
+      // Measured on an NVIDIA H200 (report/calibration.json, bench/calibrate.cu; the key):
+      5.95,           // launch_after_memset_us
+      4522.8,         // dram_read_gbps
+      378.8,          // load_request_ns
+      4.242e7 * 32,   // atomic_one_address_per_s: requests/s, each 32 lanes (passes) on one word
+      2.885e9,        // atomic_region_1k_per_s
+      9.712e10,       // atomic_spread_per_s
+      1.652e9,        // shared_wavefronts_per_sm_per_s
+      1.866e9,        // shared_atomic_wavefronts_per_sm_per_s
       "measured on an NVIDIA H200 (report/calibration.json); shape: NVIDIA H200 datasheet and "
       "the CUDA Programming Guide's table for compute capability 9.0"};
   // The correctness tests' device: small on purpose, so grids stay small on a CPU.
@@ -60,20 +60,20 @@ std::vector<GpuShape> make_shapes() {
       scaled({"a100", "NVIDIA A100", 8, 0, 108, 167936, 166912, 1024, 2048, 32, 41943040, 1410,
               0, 0, 0, 0, 0, 0, 0, 0,
               "shape: NVIDIA A100 whitepaper; model constants: the H200's, scaled (sim/src/gpus.cpp)"},
-             2039),
+             h200, 2039),
       // NVIDIA Turing architecture whitepaper and T4 datasheet: 40 SMs, 64 KiB shared per SM,
       // 1024 threads and 16 blocks per SM, 4 MiB L2, 1590 MHz boost, 320 GB/s GDDR6.
       scaled({"t4", "Tesla T4", 7, 5, 40, 65536, 65536, 0, 1024, 16, 4194304, 1590, 0, 0, 0, 0,
               0, 0, 0, 0,
               "shape: NVIDIA Turing whitepaper, T4 datasheet; model constants: the H200's, scaled"},
-             320),
+             h200, 320),
       // NVIDIA Ada Lovelace architecture whitepaper (GeForce RTX 4090): 128 SMs, 100 KiB
       // shared per SM (99 KiB per block), 1536 threads and 24 blocks per SM, 72 MiB L2,
       // 2520 MHz boost, 1008 GB/s GDDR6X.
       scaled({"rtx4090", "NVIDIA GeForce RTX 4090", 8, 9, 128, 102400, 101376, 1024, 1536, 24,
               75497472, 2520, 0, 0, 0, 0, 0, 0, 0, 0,
               "shape: NVIDIA Ada Lovelace whitepaper; model constants: the H200's, scaled"},
-             1008),
+             h200, 1008),
   };
 }
 

@@ -29,7 +29,7 @@ std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu, d
     per_sm = 1;
   const double warps_per_block = (c.block + 31) / 32;
   const double resident = std::max(1.0, double(std::max(per_sm, 1)) * gpu.sm_count * warps_per_block);
-  const double warps = std::max(1.0, c.grid * scale * warps_per_block);
+  const double warps = std::max(1.0, c.grid * warps_per_block);
   b.push_back({"load latency",
                scale * c.global_load_requests / std::min(warps, resident) * gpu.load_request_ns * 1e-9});
   uint64_t busiest = 0, busiest_atomic = 0;
@@ -66,6 +66,32 @@ Prediction predict(const std::vector<LaunchCounters>& launches, const GpuShape& 
   if (!p.bounds.empty() && p.bounds.front().seconds < gpu.launch_us * 1e-6 * launches.size())
     p.binding = "launch overhead";
   return p;
+}
+
+LaunchCounters extrapolate(const LaunchCounters& small, const LaunchCounters& large, double t) {
+  LaunchCounters c = large;
+  auto grow = [t](uint64_t a, uint64_t b) {
+    const double v = double(b) + (double(b) - double(a)) * t;
+    return v > 0 ? uint64_t(v + 0.5) : uint64_t(0);
+  };
+  for (uint64_t LaunchCounters::*f :
+       {&LaunchCounters::global_load_requests, &LaunchCounters::global_load_sectors,
+        &LaunchCounters::global_store_requests, &LaunchCounters::global_store_sectors,
+        &LaunchCounters::global_atomic_requests, &LaunchCounters::global_atomic_sectors,
+        &LaunchCounters::shared_load_instructions, &LaunchCounters::shared_load_wavefronts,
+        &LaunchCounters::shared_load_ideal, &LaunchCounters::shared_store_instructions,
+        &LaunchCounters::shared_store_wavefronts, &LaunchCounters::shared_store_ideal,
+        &LaunchCounters::shared_atomic_instructions, &LaunchCounters::shared_atomic_wavefronts,
+        &LaunchCounters::shared_atomic_ideal, &LaunchCounters::dram_read_bytes,
+        &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_address_sectors,
+        &LaunchCounters::load_rounds, &LaunchCounters::warps})
+    c.*f = grow(small.*f, large.*f);
+  for (size_t sm = 0; sm < c.shared_wavefronts_per_sm.size() && sm < small.shared_wavefronts_per_sm.size(); ++sm) {
+    c.shared_wavefronts_per_sm[sm] = grow(small.shared_wavefronts_per_sm[sm], large.shared_wavefronts_per_sm[sm]);
+    c.shared_atomic_wavefronts_per_sm[sm] =
+        grow(small.shared_atomic_wavefronts_per_sm[sm], large.shared_atomic_wavefronts_per_sm[sm]);
+  }
+  return c;
 }
 
 }  // namespace histo_sim

@@ -52,4 +52,8 @@ const char* counters_unavailable_reason();
 void counters_begin();
 std::vector<LaunchCounters> counters_end();
 
+// While on, a launch records its shape (kernel, grid, block: an entry with no counts) and runs
+// nothing: how a launcher would launch for an input too large to simulate.
+void set_shape_only(bool on);
+
 }  // namespace histo_sim

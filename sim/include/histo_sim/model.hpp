@@ -23,9 +23,16 @@ struct Prediction {
   std::vector<Bound> bounds;   // every bound, largest first
 };
 
-// `scale` multiplies every count (counters of a smaller simulated input standing in for a
-// larger one: the launch shape comes from `grid`, which the caller scales the same way).
+// `scale` multiplies every count: counters of a smaller simulated input standing in for a
+// larger one. The launch shape is the entries' own grid: the caller sets it to the grid the
+// launcher chose for the larger input (set_shape_only).
 Prediction predict(const std::vector<LaunchCounters>& launches, const GpuShape& gpu,
                    double scale = 1.0);
+
+// Counters for a larger input from two simulated ones, linearly in the input's size: `large`
+// plus (large - small) x t, where t = (target - large size) / (large size - small size). Work
+// per byte and work per block both grow linearly as long as the grid either stays the
+// device's size or grows with the input at all three sizes.
+LaunchCounters extrapolate(const LaunchCounters& small, const LaunchCounters& large, double t);
 
 }  // namespace histo_sim
