@@ -289,10 +289,23 @@ def run_steps(tree, run_steps_list, graders, label):
     return score, total, outcome
 
 
-def classroom(work):
+def load_yaml(text):
+    """The YAML document as Python data: PyYAML of this Python, else of the system's Python 3."""
     try:
         import yaml
+        return yaml.safe_load(text)
     except ImportError:
+        pass
+    proc = subprocess.run(["/usr/bin/python3", "-c", "import json, sys, yaml; "
+                           "print(json.dumps(yaml.safe_load(sys.stdin)))"], input=text, capture_output=True,
+                          text=True) if Path("/usr/bin/python3").exists() else None
+    if proc is None or proc.returncode != 0:
+        return None
+    return json.loads(proc.stdout)
+
+
+def classroom(work):
+    if load_yaml("a: 1") is None:
         print("SKIPPED: PyYAML is not installed (Debian: apt-get install python3-yaml)")
         return 77
     if os.environ.get("RELEASE_SYSTEM_CATCH2") == "OFF":
@@ -306,7 +319,7 @@ def classroom(work):
     make_release(repo, "--labs", ",".join(labs))
     check_contents(repo, labs, folders)
     text = (repo / ".github" / "workflows" / "classroom.yml").read_text()
-    workflow = yaml.safe_load(text)
+    workflow = load_yaml(text)
     check(isinstance(workflow, dict), "classroom.yml is valid YAML")
     plain_steps, graders = check_workflow(workflow)
     names = [g["with"]["test-name"] for g in graders]
