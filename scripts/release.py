@@ -26,12 +26,13 @@ Each lab's near-code hints (the handout's "Hint N (near code)" blocks) are left 
 The solution-line check runs on every release and fails it (nothing is committed) when a
 released file contains an answer. An answer line of lab NN is a line inside a
 "// SOLUTION(labNN) begin ... end" region of solutions/labNN_*/*.cu that, with all whitespace
-removed, is at least MIN_CHARS (20) characters long and occurs nowhere (as part of a line,
-whitespace removed) in the code lab NN gives its students anyway: the source files (.cu .cuh
-.h .hpp .cpp .in) of its own folder labNN_*/ (skeleton, grader, header, variants) and of
-common/, sim/ and bench/. A released file fails the check when one of its lines, whitespace
-removed, contains an answer line. Two things are reported, not failed: an answer of one lab
-that another released lab's unchanged source file hands out as provided code (lab06's skeleton
+removed, is at least MIN_CHARS (20) characters long (shorter ones are common idioms such as
+"__syncthreads();") and occurs nowhere (as part of a line, whitespace removed) in the code lab
+NN gives its students anyway: the sources of its own folder that its build compiles and its
+headers (skeleton, grader.cpp, variants, labNN.h), and every source file (.cu .cuh .h .hpp .cpp
+.in) of common/, sim/ and bench/. A released file fails the check when one of its lines,
+whitespace removed, contains an answer line. Two things are reported, not failed: an answer of
+one lab that another lab's unchanged source hands out as provided code (lab06's skeleton
 provides lab05's packed-counter helpers: release lab05 on its own to keep them apart), and an
 answer inside a near-code hint kept with --code-hints.
 
@@ -53,6 +54,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,8 +169,9 @@ def near_code_spans(text):
     return [(m.start(), m.end()) for m in NEAR_CODE_HINT.finditer(text)]
 
 
-def check_solution_lines(out, answers, root=ROOT, code_hints=False):
-    """Scans every file under `out`. Returns (failures, notes): lists of sentences."""
+def check_solution_lines(out, answers, root=ROOT, code_hints=False, released=None):
+    """Scans every file under `out`. Returns (failures, notes): lists of sentences. `released`:
+    the labs of this release (for the notes' advice)."""
     out = Path(out)
     folders = lab_folders(root)
     owner = {folder: lab for lab, folder in folders.items()}
@@ -200,17 +203,21 @@ def check_solution_lines(out, answers, root=ROOT, code_hints=False):
                 if s not in line:
                     continue
                 if unchanged_source and provider != lab:
-                    handed_out.setdefault((str(rel), lab), 0)
-                    handed_out[(str(rel), lab)] += 1
-                elif i in hint_lines:
-                    in_hints.setdefault((str(rel), lab), 0)
-                    in_hints[(str(rel), lab)] += 1
-                else:
-                    failures.append(f"{rel}:{i + 1} has a line of {lab}'s answer ({src}:{number}: "
-                                    f"{original})")
+                    handed_out[(str(rel), lab)] = handed_out.get((str(rel), lab), 0) + 1
+                    break
+                if i in hint_lines:  # kept on request; later lines of the file are still read
+                    in_hints[(str(rel), lab)] = in_hints.get((str(rel), lab), 0) + 1
+                    continue
+                failures.append(f"{rel}:{i + 1} has a line of {lab}'s answer ({src}:{number}: "
+                                f"{original})")
                 break
-    notes = [f"{f} hands out {n} line(s) of {lab}'s answer as provided code: release {lab} on its "
-             f"own (--labs {lab}) to keep them apart" for (f, lab), n in sorted(handed_out.items())]
+
+    def advice(lab):
+        if released is None or lab in released:
+            return f": release {lab} on its own (--labs {lab}) to keep them apart"
+        return ""
+    notes = [f"{f} hands out {n} line(s) of {lab}'s answer as provided code{advice(lab)}"
+             for (f, lab), n in sorted(handed_out.items())]
     notes += [f"{f}: its near-code hints show {n} line(s) of {lab}'s answer (kept: --code-hints)"
               for (f, lab), n in sorted(in_hints.items())]
     return failures, notes
@@ -315,11 +322,11 @@ def report_readme():
         meta = json.loads(numbers.read_text()).get("meta", {})
     run = (f"on an {meta['gpu']} (driver {meta.get('driver', '?')}, {meta.get('date', '?')})"
            if meta.get("gpu") else "on one GPU")
-    return ("# The reference run\n\n"
-            f"The measured tables in the handouts (and the slides) come from one benchmark run of the "
+    text = (f"The measured tables in the handouts (and the slides) come from one benchmark run of the "
             f"course's reference kernels {run}, GB/s = input bytes / median time. The run itself "
-            "stays with the course staff. Measure your own kernels the same way with\n"
-            "`build/<preset>/bench/histo_bench_student --labs labNN` on a machine with a GPU.\n")
+            "stays with the course staff. Measure your own kernels the same way with "
+            "`build/<preset>/bench/histo_bench_student --labs labNN` on a machine with a GPU.")
+    return "# The reference run\n\n" + textwrap.fill(text, 96) + "\n"
 
 
 def parse_test_cases(grader):
@@ -496,7 +503,7 @@ def release(out, labs, code_hints):
         (stage / ".github" / "workflows").mkdir(parents=True)
         (stage / ".github" / "workflows" / "classroom.yml").write_text(workflow)
 
-        failures, notes = check_solution_lines(stage, answer_lines(), code_hints=code_hints)
+        failures, notes = check_solution_lines(stage, answer_lines(), code_hints=code_hints, released=labs)
         for n in notes:
             print(f"note: {n}")
         if failures:
