@@ -40,8 +40,8 @@ if sorted(n for n in names if n.startswith("grading/private/")) != expected_priv
     problems.append(f"the bundle's private tests are not exactly {expected_private}")
 for p in problems:
     print("FAIL: " + p)
-print(f"ok: the bundle holds {len(names)} files under {sorted(tops)}" if not problems else "", end="")
-print()
+if not problems:
+    print(f"ok: the bundle holds {len(names)} files, under {sorted(tops)}")
 for info in z.infolist():
     z.extract(info, dest)
     mode = info.external_attr >> 16
