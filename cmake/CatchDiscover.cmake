@@ -30,6 +30,8 @@ endfunction()
 
 list_cases("[gpu]" gpu_cases)
 list_cases("[cpu]" cpu_cases)
+# Private tests (grading/private/) carry the tag [private]: labelled `private` as well.
+list_cases("[private]" private_cases)
 list_cases("*" all_cases)
 list(LENGTH all_cases total)
 list(LENGTH gpu_cases n_gpu)
@@ -56,7 +58,12 @@ foreach(kind IN LISTS kinds)
     # As a Catch2 test spec, the name needs its commas and backslashes escaped.
     string(REPLACE "\\" "\\\\" spec "${case}")
     string(REPLACE "," "\\," spec "${spec}")
-    set(props "LABELS \"${labels};${label}\" SKIP_RETURN_CODE 4 TIMEOUT ${TIMEOUT}")
+    set(case_labels "${labels};${label}")
+    list(FIND private_cases "${case}" private_index)
+    if(NOT private_index EQUAL -1)
+      string(APPEND case_labels ";private")
+    endif()
+    set(props "LABELS \"${case_labels}\" SKIP_RETURN_CODE 4 TIMEOUT ${TIMEOUT}")
     if(label STREQUAL "gpu")
       # GPU tests never share the device with each other (timings, memory, sanitizers).
       string(APPEND props " RESOURCE_LOCK gpu")

@@ -10,6 +10,10 @@
 #   labelled sim, never gpu. With solutions on, "labNN.integrity" proves the skeleton fails its
 #   grader and the solution passes, on the GPU and in the simulator. PROBES: the lab also
 #   exports read-only probes (labNN::probes()).
+#   Private tests: every grading/private/labNN/*.cpp (extra Catch2 test cases that instructors
+#   keep out of the student repository, see grading/private/README.md) is compiled into each of
+#   the lab's graders, both sides, GPU and simulator; its cases become CTest tests like the
+#   others (label `private` for those tagged [private]).
 
 set(HISTO_DISCOVER_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/CatchDiscover.cmake)
 set(HISTO_INTEGRITY_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/CheckSkeleton.cmake)
@@ -65,6 +69,16 @@ function(histo_add_lab)
   if(HISTO_BUILD_SOLUTIONS)
     list(APPEND sides solution)
     set(solution_src ${PROJECT_SOURCE_DIR}/solutions/${folder}/${ARG_SOURCE})
+    if(NOT EXISTS ${solution_src})
+      message(FATAL_ERROR "${ARG_LAB}: HISTO_BUILD_SOLUTIONS is on but ${solution_src} is missing")
+    endif()
+  endif()
+  # CONFIGURE_DEPENDS: a private test file added or removed reconfigures on the next build.
+  file(GLOB private_tests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/grading/private/${ARG_LAB}/*.cpp)
+  if(private_tests)
+    list(LENGTH private_tests n_private)
+    message(STATUS "${ARG_LAB}: ${n_private} private test file(s) from grading/private/${ARG_LAB}/ "
+                   "compiled into its graders")
   endif()
   foreach(side IN LISTS sides)
     if(HISTO_GPU)
@@ -73,7 +87,7 @@ function(histo_add_lab)
       target_include_directories(${lib} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
       target_link_libraries(${lib} PUBLIC histo_common)
       set(grader ${ARG_LAB}_${side}_grader)
-      add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp)
+      add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp ${private_tests})
       target_link_libraries(${grader} PRIVATE ${lib} histo_grading)
       target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
       histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}" gpu)
@@ -87,7 +101,7 @@ function(histo_add_lab)
       target_link_libraries(${lib} PUBLIC histo_common_sim)
       histo_sim_trace(${lib})
       set(grader ${ARG_LAB}_${side}_sim_grader)
-      add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp)
+      add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp ${private_tests})
       target_link_libraries(${grader} PRIVATE ${lib} histo_grading_sim)
       target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
       histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}" sim)

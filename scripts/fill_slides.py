@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Fills the decks' placeholders from one report folder (scripts/slides.sh runs it).
 
-usage: scripts/fill_slides.py REPORT_DIR OUT_DIR
+usage: scripts/fill_slides.py [--student] [--copy-figures] REPORT_DIR OUT_DIR
        scripts/fill_slides.py --reference DEFAULT.pptx OUT.pptx
 
 For every slides/labNN_*.md writes OUT_DIR/labNN_*.md with
     {{KEY}}            the value of KEY in REPORT_DIR/numbers.json ({{meta.gpu}}, {{meta.date}}, ...)
     {{figure:NAME}}    an image of REPORT_DIR/figures/NAME.png
 replaced. Exits 1, naming the deck and the key or figure, when a placeholder cannot be filled.
+
+--student       leaves out the slides for instructors only: each slide (from its "## " title to
+                the next) whose title says "(for instructors)", such as "The shape of the code
+                (for instructors)" with its solution excerpt.
+--copy-figures  copies the figures used into OUT_DIR/figures/ and points the decks there
+                (a folder that stands on its own, e.g. the student repository's slides/).
 
 --reference turns pandoc's default reference deck into the one the decks use: body text and
 code small enough for a 60-column code excerpt, titles on one line.
@@ -16,6 +22,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import sys
 import zipfile
 
@@ -58,10 +65,23 @@ def make_reference(default, out):
     return 0
 
 
+# A slide for instructors only: its "## " title says so.
+INSTRUCTOR_SLIDE = re.compile(r"^## .*\(for instructors\)", re.M)
+
+
+def student_deck(text):
+    """The deck without its instructor-only slides (each from its title to the next slide)."""
+    parts = re.split(r"(?m)^(?=## )", text)
+    return "".join(p for p in parts if not INSTRUCTOR_SLIDE.match(p))
+
+
 def main(argv):
     if len(argv) == 3 and argv[0] == "--reference":
         return make_reference(argv[1], argv[2])
-    if len(argv) != 2:
+    student = "--student" in argv
+    copy_figures = "--copy-figures" in argv
+    argv = [a for a in argv if a not in ("--student", "--copy-figures")]
+    if len(argv) != 2 or any(a.startswith("--") for a in argv):
         print(__doc__, file=sys.stderr)
         return 2
     report, out = (os.path.abspath(a) for a in argv)
@@ -88,13 +108,20 @@ def main(argv):
                 if not os.path.exists(figure):
                     problems.append(f"{name}: missing figure {key[7:]} ({figure})")
                     return m.group(0)
+                if copy_figures:
+                    os.makedirs(os.path.join(out, "figures"), exist_ok=True)
+                    shutil.copyfile(figure, os.path.join(out, "figures", key[7:] + ".png"))
+                    return f"![](figures/{key[7:]}.png)"
                 return f"![]({figure})"
             if key not in values or values[key] is None:
                 problems.append(f"{name}: unfilled placeholder {{{{{key}}}}} (no such key in {path})")
                 return m.group(0)
             return show(values[key])
 
-        text = PLACEHOLDER.sub(fill, open(deck).read())
+        text = open(deck).read()
+        if student:
+            text = student_deck(text)
+        text = PLACEHOLDER.sub(fill, text)
         with open(os.path.join(out, os.path.basename(deck)), "w") as f:
             f.write(text)
     for p in problems:

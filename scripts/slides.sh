@@ -2,7 +2,10 @@
 # Renders the course decks (slides/labNN_*.md) to PowerPoint with pandoc, filling their numbers
 # and figures from one benchmark report.
 #
-# usage: scripts/slides.sh [REPORT_DIR [OUT_DIR]]
+# usage: scripts/slides.sh [--student] [REPORT_DIR [OUT_DIR]]
+#   --student   the decks to show or give to students: without the slides for instructors only
+#               (titled "... (for instructors)", e.g. the solution excerpts of "The shape of the
+#               code"); default OUT_DIR build/slides-student
 #   REPORT_DIR  a folder written by scripts/report.sh (numbers.json, figures/); default: the
 #               committed reference run in report/
 #   OUT_DIR     where the .pptx files go; default: build/slides
@@ -10,8 +13,15 @@
 # figure. Needs pandoc (Debian: apt-get install pandoc) and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fill_args=()
+default_out=build/slides
+if [ "${1:-}" = --student ]; then
+  fill_args=(--student)
+  default_out=build/slides-student
+  shift
+fi
 report=${1:-report}
-out=${2:-build/slides}
+out=${2:-$default_out}
 
 if ! command -v pandoc > /dev/null 2>&1; then
   echo "slides.sh: pandoc is not installed (on Debian: apt-get install pandoc)" >&2
@@ -31,11 +41,11 @@ fi
 meta=$(python3 -c 'import json, sys
 m = json.load(open(sys.argv[1])).get("meta", {})
 print("%s, driver %s, %s" % (m.get("gpu", "?"), m.get("driver", "?"), m.get("date", "?")))' "$report/numbers.json")
-echo "== slides from $report ($meta)"
+echo "== ${fill_args:+student }slides from $report ($meta)"
 
 filled=$(mktemp -d)
 trap 'rm -rf "$filled"' EXIT
-python3 scripts/fill_slides.py "$report" "$filled"
+python3 scripts/fill_slides.py "${fill_args[@]}" "$report" "$filled"
 pandoc -o "$filled/default.pptx" --print-default-data-file reference.pptx
 python3 scripts/fill_slides.py --reference "$filled/default.pptx" "$filled/reference.pptx"
 

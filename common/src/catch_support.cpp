@@ -152,6 +152,34 @@ void check_bad_arguments(const Variant& variant) {
                             bins.guard_problem()));
 }
 
+void check_byte_cases(const std::vector<Variant>& variants, const std::vector<size_t>& sizes,
+                      const std::vector<size_t>& offsets, const std::vector<Dataset>& datasets) {
+  require_gpu();
+  const uint64_t seed = test_seed();
+  FailureReports reports;
+  size_t graded = 0;
+  for (const Variant& variant : variants) {
+    if (variant.expect != Expect::correct) continue;
+    for (Dataset ds : datasets) {
+      const uint64_t ds_seed = seed + uint64_t(ds);
+      for (size_t n : sizes) {
+        if (n > grading_size_limit() || reports.full()) continue;
+        const std::vector<uint8_t> data = make_dataset(ds, n, ds_seed);
+        for (size_t offset : offsets) {
+          if (reports.full()) break;
+          reports.record(grade_byte_case(variant, data.data(), n, offset, dataset_name(ds), ds_seed));
+          ++graded;
+        }
+      }
+    }
+  }
+  if (!reports.text().empty()) FAIL(reports.text());
+  if (graded == 0)
+    SKIP("every size is above the largest input graded here (" << grading_size_limit()
+         << " bytes): nothing to run");
+  SUCCEED(graded << " cases match the reference");
+}
+
 const Variant& find_variant(const std::vector<Variant>& variants, const char* name) {
   for (const Variant& v : variants)
     if (std::string(v.name) == name) return v;

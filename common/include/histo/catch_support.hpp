@@ -2,9 +2,11 @@
 // run the standard checks with their reports as failure messages.
 #pragma once
 
+#include "histo/datasets.hpp"
 #include "histo/grading.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace histo {
 
@@ -53,6 +55,14 @@ extern const char* const kLargeInputHint;
 // n > 0, a host pointer, n past the 32-bit counters' range) and writes nothing; n == 0 gives
 // all-zero bins.
 void check_bad_arguments(const Variant& variant);
+
+// Every variant of `variants` that must be exact (Expect::correct) on each dataset at each size
+// and each offset (bytes past an aligned allocation), all combinations, graded like the sweep:
+// for tests that add adversarial cases of their own (the private tests, grading/private/).
+// Sizes above grading_size_limit() are left out; SKIPs when that leaves none. Fails with the
+// first reports.
+void check_byte_cases(const std::vector<Variant>& variants, const std::vector<size_t>& sizes,
+                      const std::vector<size_t>& offsets, const std::vector<Dataset>& datasets);
 
 // Finds a registered variant by name or FAILs.
 const Variant& find_variant(const std::vector<Variant>& variants, const char* name);
