@@ -24,6 +24,12 @@ using histo_sim::LaunchCounters;
 
 double ratio(uint64_t a, uint64_t b) { return b ? double(a) / double(b) : 0.0; }
 
+std::string fixed(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", v);
+  return text;
+}
+
 uint64_t sum(const std::vector<LaunchCounters>& launches, uint64_t LaunchCounters::*field) {
   uint64_t total = 0;
   for (const LaunchCounters& c : launches) total += c.*field;
@@ -123,7 +129,9 @@ int model_report(const ModelOptions& o) {
       std::string shape = r.launches.empty() ? "no launch"
                                              : "grid " + std::to_string(r.launches[0].grid) + " x " +
                                                    std::to_string(r.launches[0].block);
-      std::printf("%-24s %-22s %8.2f %8.2f %8.2f %8.2f %8.2f %8llu %10.1f  %s%s\n", id.c_str(),
+      const bool right = result == "ok" || result == "read only";
+      const std::string gbps = right ? fixed(target / r.prediction.seconds / 1e9) : "-";
+      std::printf("%-24s %-22s %8.2f %8.2f %8.2f %8.2f %8.2f %8llu %10s  %s%s\n", id.c_str(),
                   shape.c_str(),
                   ratio(sum(r.launches, &LaunchCounters::global_load_sectors),
                         sum(r.launches, &LaunchCounters::global_load_requests)),
@@ -135,8 +143,8 @@ int model_report(const ModelOptions& o) {
                         sum(r.launches, &LaunchCounters::shared_store_instructions)),
                   ratio(sum(r.launches, &LaunchCounters::shared_atomic_wavefronts),
                         sum(r.launches, &LaunchCounters::shared_atomic_instructions)),
-                  (unsigned long long)conflicts, target / r.prediction.seconds / 1e9,
-                  r.prediction.binding.c_str(), result == "ok" ? "" : ("  [" + result + "]").c_str());
+                  (unsigned long long)conflicts, gbps.c_str(),
+                  right ? r.prediction.binding.c_str() : "", result == "ok" ? "" : ("  [" + result + "]").c_str());
       rows.push_back(std::move(r));
     };
     for (const histo::Variant& v : o.variants) {
@@ -144,7 +152,7 @@ int model_report(const ModelOptions& o) {
       const std::vector<uint32_t> got = d_bins.download();
       std::string result = "ok";
       if (got != expected)
-        result = v.expect == histo::Expect::correct ? "WRONG bins: no prediction is meaningful"
+        result = v.expect == histo::Expect::correct ? "WRONG bins: no prediction for a wrong kernel"
                                                     : "loses counts (a demonstration)";
       add(v.id(), result, std::move(launches),
           [&](size_t n) { v.launch(d_in.get(), n, d_bins.get(), 0); });
@@ -176,7 +184,11 @@ int model_report(const ModelOptions& o) {
       }
       for (uint64_t t : totals) out << "," << t;
       out << "," << sum(r.launches, &LaunchCounters::load_rounds);
-      out << "," << r.n << "," << r.prediction.seconds * 1e6 << "," << r.n / r.prediction.seconds / 1e9 << ",\""
+      const bool right = r.result == "ok" || r.result == "read only";
+      out << "," << r.n << ",";
+      if (right) out << r.prediction.seconds * 1e6 << "," << r.n / r.prediction.seconds / 1e9;
+      else out << ",";
+      out << ",\""
           << r.prediction.binding << "\",\"" << r.result << "\"\n";
     }
   }

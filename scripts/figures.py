@@ -3,6 +3,7 @@
 the slides and handouts use.
 
 usage: scripts/figures.py REPORT_DIR
+       scripts/figures.py --sim SIM_CSV OUT_DIR   (no GPU run: lab05's figure from the simulator)
 
 Reads   REPORT_DIR/benchmark.csv   histo_bench on the built-in datasets (required)
         REPORT_DIR/sweep.csv       histo_bench --sweep (lab03's contention sweep)
@@ -23,6 +24,10 @@ Keys of numbers.json (kernel ids as `histo_bench --list` prints them, "/" -> "."
   capstone.vs_cub.<dataset>, capstone.pct_probe.<dataset>
 A figure or key whose input is missing is left out, with a message saying why: the slide
 renderer then names exactly what is absent.
+
+--sim draws lab05's figure from `histo_bench --model GPU --labs lab05 --csv SIM_CSV` in a
+simulator build: bank conflicts counted by the simulator, GB/s predicted by that GPU's cost
+model, both labelled so (nothing in it is measured).
 """
 import csv
 import glob
@@ -413,7 +418,55 @@ def fig_overview(figs, table):
     figs.save(fig, name)
 
 
+def sim_layouts(sim_csv, out_dir):
+    """lab05's figure from the simulator's counters and the cost model's predictions."""
+    rows = read_csv(sim_csv)
+    layouts = [("lab05/per_row", "per row"), ("lab05/per_column", "per column"),
+               ("lab05/packed", "packed 64x64")]
+    datasets = ["uniform", "degenerate"]
+    got = {(r["kernel"], r["dataset"]): r for r in rows}
+    missing = [f"{k} on {d}" for k, _ in layouts for d in datasets if (k, d) not in got]
+    if missing:
+        print(f"figures.py: {sim_csv} lacks {', '.join(missing)} "
+              "(histo_bench --model h200 --labs lab05 --datasets uniform,degenerate --csv FILE)",
+              file=sys.stderr)
+        return 1
+    model = rows[0]["model"]
+    try:
+        plt = setup_matplotlib()
+    except ImportError:
+        print("figures.py: matplotlib is missing (python3 -m pip install matplotlib): no figures drawn",
+              file=sys.stderr)
+        return 1
+    size_mib = int(rows[0]["bytes"]) >> 20
+    figs = Figures(plt, out_dir, f"CPU simulator: counts of {size_mib} MiB inputs; GB/s PREDICTED by "
+                                 f"the {model.upper()} cost model, not measured")
+    fig, axes = figs.new(2)
+    predicted = {(k, d): num(got[(k, d)]["predicted_gbps"]) or 0.0 for k, _ in layouts for d in datasets}
+    ax = axes[0][0]
+    bars(ax, datasets, [k for k, _ in layouts], predicted, OKABE, log=False, labels=dict(layouts))
+    ax.set_xticklabels(datasets)
+    ax.set_ylabel(f"GB/s, predicted ({model.upper()} model)")
+    ax.set_ylim(0, 1.3 * max(predicted.values()))
+    ax.set_title("Throughput (predicted)")
+    ax.legend(loc="upper left", fontsize=12, ncol=3)
+    ax = axes[0][1]
+    conflicts = {(k, d): (num(got[(k, d)]["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]) +
+                          num(got[(k, d)]["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"])) / 1e6
+                 for k, _ in layouts for d in datasets}
+    bars(ax, datasets, [k for k, _ in layouts], conflicts, OKABE, log=False)
+    ax.set_xticklabels(datasets)
+    ax.set_ylabel("millions (shared loads + stores)")
+    ax.set_title(f"Bank conflicts (CPU simulator, {size_mib} MiB)")
+    fig.suptitle("Three layouts of the same 8-bit counters (simulator)", fontsize=18)
+    figs.save(fig, "lab05_layouts")
+    print(f"figures.py: {', '.join(figs.written)} -> {out_dir}/")
+    return 0
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--sim":
+        return sim_layouts(sys.argv[2], sys.argv[3])
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2

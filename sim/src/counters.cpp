@@ -12,8 +12,9 @@
 //   16-byte accesses are split into groups of 16 and 8 lanes (128 bytes each), each group its
 //   own wavefronts. Atomic adds of 1 to one word are served together (nvcc compiles them to
 //   ATOMS.POPC.INC); other atomics on one word take a wavefront each (ATOMS.ADD). The simulator
-//   calls a site an add of 1 when every one of its executions in the launch added 1. Bank
-//   conflicts are wavefronts beyond one per group.
+//   calls a site an add of 1 when its operand is the constant 1 where it is compiled (as nvcc
+//   decides), and every one of its executions added 1. Bank conflicts are wavefronts beyond one
+//   per group.
 // - DRAM reads: every distinct sector that global loads read (inputs larger than a line in L2
 //   are read once; Nsight Compute flushes the caches before a profiled launch).
 #include "histo_sim/counters.hpp"
