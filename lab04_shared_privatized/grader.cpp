@@ -73,6 +73,15 @@ void check_vector(const uint8_t* bytes) {
     while (k + length < 16 && bytes[k + length] == bytes[k]) ++length;
     INFO("run starting at byte " << k);
     REQUIRE(run_length(heads, k) == uint32_t(length));
+    // Only bits k + 1 .. 15 matter: set bits above bit 15 (no run starts past the vector; bit
+    // 16 left clear, where it would happen to end the last run) or below k change nothing.
+    for (uint32_t above : {0xFFFE0000u, 0x80000000u, 0x00A40000u}) {
+      INFO("run_length(heads | 0x" << std::hex << above << std::dec << ", " << k
+                                    << ") must ignore bits 16..31 of heads");
+      REQUIRE(run_length(heads | above, k) == uint32_t(length));
+    }
+    INFO("run_length with every bit below " << k << " set must ignore them");
+    REQUIRE(run_length(heads | ((1u << k) - 1u), k) == uint32_t(length));
     added[vector_byte(v, k)] += run_length(heads, k);
     ++adds;
   }
