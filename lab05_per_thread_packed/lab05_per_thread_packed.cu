@@ -14,9 +14,11 @@
 //   atomics. Blocks are many and short: each thread counts at most 255 elements.
 // Limits: an 8-bit counter wraps after 255 counts, so the grid grows with n (about n / 16320
 //   blocks) to keep every thread within that budget; n < 2^32 (32-bit output bins).
-// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
-//                   cmake --build --preset student --target lab05_student_grader -j 4
-//                   ctest --preset student -L lab05
+// Build and grade without a GPU or the CUDA Toolkit (your kernels run in the CPU simulator):
+//   cmake --workflow --preset sim                                   (once)
+//   cmake --build --preset sim --target lab05_student_sim_grader    (after each change)
+//   ctest --preset sim -L lab05
+// With an NVIDIA GPU and the CUDA Toolkit: --preset student-gpu, target lab05_student_grader.
 #include "lab05.h"
 
 #include "histo/cuda_check.hpp"
