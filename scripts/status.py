@@ -82,7 +82,8 @@ def run_tests(build_dir, lab, side):
     junit = os.path.join(tempfile.mkdtemp(prefix="histo-status-"), "junit.xml")
     regex = r"^(%s)\.%s(\.sim)?: " % (lab or "lab0[1-6]", side)
     print("== running %s tests in %s ..." % (side, os.path.relpath(build_dir, ROOT)), flush=True)
-    preset = SANITIZER_PRESET.get(sanitizer_of(build_dir), os.path.basename(os.path.normpath(build_dir)))
+    folder = os.path.basename(os.path.normpath(build_dir))
+    preset = SANITIZER_PRESET.get(sanitizer_of(build_dir), folder)
     env = dict(os.environ, **preset_environment(preset))
     subprocess.run(["ctest", "--test-dir", build_dir, "-R", regex, "-j", str(os.cpu_count() or 2),
                     "--output-junit", junit], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -220,8 +221,9 @@ def main():
                 and os.path.exists(os.path.join(build, n, "CTestTestfile.cmake"))]
     if not dirs:
         print("Nothing is built yet. Build and test your labs first:\n"
-              "  cmake --workflow --preset sim       # kernels on the CPU simulator, no GPU needed\n"
-              "  cmake --workflow --preset student   # CPU checks, and GPU tests where there is a GPU")
+              "  cmake --workflow --preset sim           # kernels in the CPU simulator (no GPU,\n"
+              "                                          # no CUDA Toolkit needed)\n"
+              "  cmake --workflow --preset student-gpu   # with an NVIDIA GPU and the CUDA Toolkit")
         return 1
 
     results, presets = {}, {}
