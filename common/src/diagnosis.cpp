@@ -1,3 +1,5 @@
+// The likely causes of a wrong histogram (see diagnosis.hpp): likely_cause() reads the symptom
+// from the bins, then names what in this kernel, by the parts it declares, can produce it.
 #include "histo/diagnosis.hpp"
 
 #include "histo/gpu.hpp"
@@ -122,8 +124,8 @@ std::string wrap_cause(const CaseInfo& info, size_t bin, const std::vector<uint6
   if (has(info, kSpills128))
     causes.push_back("a counter that reached 128 was not spilled at once (test its top bit after "
                      "every increment, spill 128 and clear the bit)");
-  // The periodic merge and the check protect the counters themselves: what they do wrong comes
-  // first, and their merge adds 16-bit pairs like every other.
+  // A kernel that protects its counters (a periodic merge, the check) is let down by its
+  // protection, not by its merge, which is the same for all of them.
   if (!has(info, kPeriodicMerge | kSpills128))
     causes.push_back("the merge added whole packed words: summed over 64 columns, a byte's "
                      "counts pass 255 and carry into the next byte, so split each word into "
@@ -286,10 +288,15 @@ std::string likely_cause(const std::vector<uint64_t>& expected, const std::vecto
   if (poisoned == actual.size())
     return "every bin still holds the poison pattern 0xA5A5...: the output was never written "
            "(the launcher must zero it, on its stream, before counting)";
-  if (keeps_shared_counters(info) && (poisoned > 0 || impossible > 0))
-    return std::to_string(impossible) + " bins hold more counts than the input has elements" +
-           (poisoned ? " (" + std::to_string(poisoned) + " of them exactly 0xA5A5A5A5)" : "") +
-           ", so the kernel added counters that were never zeroed: " + zeroing_cause(info);
+  if (keeps_shared_counters(info) && (poisoned > 0 || impossible > 0)) {
+    const std::string what =
+        impossible > 0
+            ? std::to_string(impossible) + " bins hold more counts than the input has elements" +
+                  (poisoned ? " (" + std::to_string(poisoned) + " of them exactly 0xA5A5A5A5)"
+                            : "")
+            : std::to_string(poisoned) + " bins hold exactly 0xA5A5A5A5";
+    return what + ", so the kernel added counters that were never zeroed: " + zeroing_cause(info);
+  }
   if (poisoned > 0)
     return std::to_string(poisoned) + " bins still hold the poison pattern 0xA5A5...: the "
            "output must be zeroed (overwritten) before counting";
