@@ -6,9 +6,9 @@ namespace lab01 {
 const std::vector<histo::Variant>& variants() {
   static const std::vector<histo::Variant> list = {
       {"lab01", "segmented", "segmented partition, global atomicAdd per element",
-       histogram_segmented},
+       histogram_segmented, histo::Expect::correct, histo::kByteLoads | histo::kGlobalAtomics},
       {"lab01", "racy", "segmented partition, plain ++ (races: loses counts)", histogram_racy,
-       histo::Expect::loses_counts},
+       histo::Expect::loses_counts, histo::kByteLoads},
   };
   return list;
 }

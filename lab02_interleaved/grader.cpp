@@ -34,9 +34,14 @@ TEST_CASE("the grid-stride partition visits every index once, in coalesced round
         REQUIRE(grid_stride_start(grid - 1, block, t + 1) == grid_stride_start(grid - 1, block, t) + 1);
     }
   }
-  // 64-bit arithmetic: a large grid of large blocks passes 2^32.
+  // 64-bit arithmetic: a large grid of large blocks passes 2^32, where an index computed in 32
+  // bits wraps to a small one (block 4194304 x 1024 is exactly 2^32).
   CHECK(grid_stride_start(4194303u, 1024u, 1023u) == 4294967295ull);
+  CHECK(grid_stride_start(4194304u, 1024u, 0u) == 4294967296ull);
+  CHECK(grid_stride_start(4194304u, 1024u, 5u) == 4294967301ull);
+  CHECK(grid_stride_start(2147483647u, 1024u, 1023u) == 2199023255551ull);  // 2^41 - 1
   CHECK(grid_stride_step(4194304u, 1024u) == 4294967296ull);
+  CHECK(grid_stride_step(2147483647u, 1024u) == 2199023254528ull);
 }
 
 TEST_CASE("interleaved_grid_size fills the device but never exceeds what n needs", "[cpu]") {
@@ -67,6 +72,7 @@ TEST_CASE("the interleaved partition counts every element once, emulated on the 
                        "grid " + std::to_string(grid) + " x block 256 (132 SMs)"};
   info.grid = grid;
   info.cpu_emulation = true;
+  info.parts = histo::kByteLoads;  // a replay of the partition alone
   const std::string report =
       histo::compare_bins(histo::widen(histo::reference_histogram(data.data(), n)), bins, n, info);
   histo::check_report(report);

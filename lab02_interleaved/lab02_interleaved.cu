@@ -10,9 +10,11 @@
 //   atomics remain the wall: the histogram barely moves (README.md has the measured numbers).
 //   The provided read-only probes show what the access pattern alone is worth.
 // Limits: n < 2^32 (32-bit counters).
-// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
-//                   cmake --build --preset student --target lab02_student_grader -j 4
-//                   ctest --preset student -L lab02
+// Build and grade without a GPU or the CUDA Toolkit (your kernels run in the CPU simulator):
+//   cmake --workflow --preset sim                                   (once)
+//   cmake --build --preset sim --target lab02_student_sim_grader    (after each change)
+//   ctest --preset sim -L lab02
+// With an NVIDIA GPU and the CUDA Toolkit: --preset student-gpu, target lab02_student_grader.
 #include "lab02.h"
 
 #include "histo/cuda_check.hpp"

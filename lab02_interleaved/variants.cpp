@@ -6,7 +6,7 @@ namespace lab02 {
 const std::vector<histo::Variant>& variants() {
   static const std::vector<histo::Variant> list = {
       {"lab02", "interleaved", "grid-stride partition, grid from the device, global atomicAdd",
-       histogram_interleaved},
+       histogram_interleaved, histo::Expect::correct, histo::kByteLoads | histo::kGlobalAtomics},
   };
   return list;
 }

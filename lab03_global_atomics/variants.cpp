@@ -7,10 +7,11 @@ namespace lab03 {
 const std::vector<histo::Variant>& variants() {
   static const std::vector<histo::Variant> list = {
       {"lab03", "global", "interleaved, one global atomicAdd per element (the baseline)",
-       histogram_global},
+       histogram_global, histo::Expect::correct, histo::kByteLoads | histo::kGlobalAtomics},
       {"lab03", "aggregated",
        "interleaved, warp-aggregated global atomics (__match_any_sync, leader adds the count)",
-       histogram_aggregated},
+       histogram_aggregated, histo::Expect::correct,
+       histo::kByteLoads | histo::kGlobalAtomics | histo::kWarpAggregation},
   };
   return list;
 }

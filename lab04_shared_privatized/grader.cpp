@@ -73,6 +73,15 @@ void check_vector(const uint8_t* bytes) {
     while (k + length < 16 && bytes[k + length] == bytes[k]) ++length;
     INFO("run starting at byte " << k);
     REQUIRE(run_length(heads, k) == uint32_t(length));
+    // Only bits k + 1 .. 15 matter: set bits above bit 15 (no run starts past the vector; bit
+    // 16 left clear, where it would happen to end the last run) or below k change nothing.
+    for (uint32_t above : {0xFFFE0000u, 0x80000000u, 0x00A40000u}) {
+      INFO("run_length(heads | 0x" << std::hex << above << std::dec << ", " << k
+                                    << ") must ignore bits 16..31 of heads");
+      REQUIRE(run_length(heads | above, k) == uint32_t(length));
+    }
+    INFO("run_length with every bit below " << k << " set must ignore them");
+    REQUIRE(run_length(heads | ((1u << k) - 1u), k) == uint32_t(length));
     added[vector_byte(v, k)] += run_length(heads, k);
     ++adds;
   }
@@ -83,6 +92,11 @@ void check_vector(const uint8_t* bytes) {
 }
 
 // ---- Wide histograms on the GPU --------------------------------------------------------------
+// What histogram_wide is built from (it is outside the registry): 16-bit values read one at a
+// time, privatized bins in shared memory between barriers, the rest straight to global atomics.
+constexpr unsigned kWideParts =
+    histo::kByteLoads | histo::kSharedBins | histo::kBarriers | histo::kGlobalAtomics;
+
 
 struct WideCase {
   const std::vector<uint16_t>* data;
@@ -105,6 +119,7 @@ std::string grade_wide(const WideCase& c, histo::LaunchShape* shape = nullptr) {
                            std::to_string(c.budget) + " B, element offset " +
                            std::to_string(c.element_offset),
                        c.seed, c.n, c.element_offset * sizeof(uint16_t), ""};
+  info.parts = kWideParts;
   const histo::LaunchShape launched =
       histogram_wide(d_in, c.n, bins.get(), c.num_bins, c.budget, 0);
   info.shape = launched.describe();
@@ -124,6 +139,7 @@ std::string grade_wide(const WideCase& c, histo::LaunchShape* shape = nullptr) {
 }
 
 size_t wide_size_limit() { return histo::grading_size_limit() / sizeof(uint16_t); }
+
 
 }  // namespace
 
@@ -172,6 +188,7 @@ TEST_CASE("the 16-byte decomposition counts every byte once at every alignment, 
       histo::CaseInfo info{"lab04", "shared_vec16 (CPU emulation)", "uniform", seed, n,
                            offset, "head + vectors + tail"};
       info.cpu_emulation = true;
+      info.parts = histo::kVectorLoads;  // the replay is of the head / vectors / tail split
       const std::string report = histo::compare_bins(
           histo::widen(histo::reference_histogram(in, n)), bins, n, info);
       histo::check_report(report);
@@ -250,6 +267,7 @@ TEST_CASE("the wide range test sends every value to exactly one place, emulated 
                                std::to_string(budget),
                            seed, data.size(), 0, "emulated"};
       info.cpu_emulation = true;
+      info.parts = kWideParts;
       const std::string report = histo::compare_bins(histo::widen(ref), global, total, info);
       histo::check_report(report);
       INFO("num_bins " << num_bins << ", budget " << budget);
@@ -461,6 +479,7 @@ TEST_CASE("histogram_wide runs in order on the non-blocking stream it is given",
   histo::StreamedInput input(data.data(), n * sizeof(uint16_t), 2);
   histo::CaseInfo info{"lab04", "histogram_wide", "wide skewed, num_bins 65536, budget 16384 B",
                        seed, n, 2, ""};
+  info.parts = kWideParts;
   const histo::LaunchShape shape =
       histogram_wide(reinterpret_cast<const uint16_t*>(input.get()), n, bins.get(), num_bins,
                      budget, input.stream());
@@ -489,6 +508,7 @@ TEST_CASE("histogram_wide counts n = 2^32 - 1 values exactly", "[gpu][large]") {
   histo::CaseInfo info{"lab04", "histogram_wide",
                        input.describe() + " as uint16_t, num_bins 65535, budget 16384 B", 0, n,
                        offset, ""};
+  info.parts = kWideParts;
   const histo::LaunchShape shape = histogram_wide(
       reinterpret_cast<const uint16_t*>(input.get()), n, bins.get(), num_bins, 16384, 0);
   info.shape = shape.describe();

@@ -59,7 +59,8 @@ __host__ __device__ AlignedSplit split_aligned(uintptr_t address, size_t n);
 // starts a run of equal bytes: k == 0, or byte k differs from byte k - 1. Bits 16..31 are 0.
 __host__ __device__ uint32_t run_heads(uint4 v);
 // The length of the run that starts at byte k, a set bit of `heads`: the distance to the next
-// set bit above k, or to the end of the vector (16) when there is none. Bits below k are ignored.
+// set bit above k (up to bit 15), or to the end of the vector (16) when there is none. Bits
+// below k and above 15 are ignored.
 __host__ __device__ uint32_t run_length(uint32_t heads, int k);
 
 // Wide histograms: how many of the num_bins bins (the lowest ones) live in shared memory when a

@@ -16,9 +16,11 @@
 // Limits: n < 2^32 (32-bit counters). Wide histograms: 65536 bins x 4 B = 256 KiB, more than
 //   one block may use (227 KiB on an H100/H200, 48 KiB without opting in), hence partial
 //   privatization.
-// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
-//                   cmake --build --preset student --target lab04_student_grader -j 4
-//                   ctest --preset student -L lab04
+// Build and grade without a GPU or the CUDA Toolkit (your kernels run in the CPU simulator):
+//   cmake --workflow --preset sim                                   (once)
+//   cmake --build --preset sim --target lab04_student_sim_grader    (after each change)
+//   ctest --preset sim -L lab04
+// With an NVIDIA GPU and the CUDA Toolkit: --preset student-gpu, target lab04_student_grader.
 #include "lab04.h"
 
 #include "histo/cuda_check.hpp"

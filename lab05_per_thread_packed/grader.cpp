@@ -1,7 +1,7 @@
 // lab05 grader. CPU tests check your packed-counter arithmetic, the merge's bank pattern and the
 // grid's overflow budget (they run without a GPU), then replay the whole kernel on the CPU with
-// your helpers. GPU tests compare your kernel with the CPU reference on every dataset, awkward
-// sizes and alignments, and on inputs built to overflow an 8-bit counter.
+// your count_into_column and merge_row. GPU tests compare your kernel with the CPU reference on
+// every dataset, awkward sizes and alignments, and on inputs built to overflow an 8-bit counter.
 #include "lab05.h"
 
 #include "histo/catch_support.hpp"
@@ -33,50 +33,85 @@ std::vector<uint8_t> one_value_per_thread(size_t n, size_t num_threads, uint64_t
   return data;
 }
 
-// What the emulation found besides the bins.
+// What the replay found besides the bins: the first wrong thing, in words, and counts.
 struct Emulation {
   std::vector<uint64_t> bins = std::vector<uint64_t>(histo::kNumBins, 0);
-  size_t overflows = 0;     // increments that found their counter already at 255
-  size_t bad_indices = 0;   // helper results outside the 64 x 64 array
+  size_t overflows = 0;      // (thread, value) pairs with more than 255 elements: the grid's fault
+  std::string helpers;       // a helper result outside the 64 x 64 array (checked first)
+  std::string counting;      // the first column count_into_column got wrong
+  std::string merging;       // the first row merge_row got wrong
 };
 
-// Replays histogram_packed_kernel on the CPU: every block's packed array is counted with
-// packed_row / packed_increment and merged with merge_column / split_pairs / unpack, over the
-// grid packed_grid_size(n) chooses and the interleaved partition the kernel uses.
+constexpr uint32_t kGarbage = 0xA5A5A5A5u;  // what the array holds before a block starts
+
+// Replays histogram_packed_kernel on the CPU with your functions: for each block of the grid
+// packed_grid_size(n) chooses, every thread's count_into_column into an array that starts as
+// garbage (as shared memory does), then every row's merge_row. Each thread's column and each
+// row's counts are checked against counts worked out independently of your code.
 Emulation emulate_packed(const uint8_t* data, size_t n) {
   Emulation out;
+  for (unsigned value = 0; value < histo::kNumBins && out.helpers.empty(); ++value)
+    if (packed_row(value) >= kRows || packed_shift(value) > 24)
+      out.helpers = "packed_row(" + std::to_string(value) + ") = " +
+                    std::to_string(packed_row(value)) + ", packed_shift = " +
+                    std::to_string(packed_shift(value)) + ": outside the 64 rows of 4 counters";
+  for (unsigned step = 0; step < kBlockSize && out.helpers.empty(); ++step)
+    for (unsigned row = 0; row < kRows && out.helpers.empty(); ++row)
+      if (merge_column(step, row) >= kBlockSize)
+        out.helpers = "merge_column(" + std::to_string(step) + ", " + std::to_string(row) +
+                      ") = " + std::to_string(merge_column(step, row)) + ": not a column (0..63)";
   const size_t grid = packed_grid_size(n);
-  if (n == 0 || grid == 0) return out;
+  if (n == 0 || grid == 0 || !out.helpers.empty()) return out;
   const size_t num_threads = grid * kBlockSize;
-  std::vector<uint32_t> words(kSharedWords);
+  // Room past the 64 x 64 words, so a column written at a wrong index (value * 64 + column,
+  // say) lands in the array, where it is seen, and not in the grader's memory.
+  std::vector<uint32_t> words(4 * kSharedWords + kBlockSize), before;
+  std::vector<uint32_t> mine(histo::kNumBins);
   for (size_t block = 0; block < grid; ++block) {
-    std::fill(words.begin(), words.end(), 0u);
+    std::fill(words.begin(), words.end(), kGarbage);
     for (unsigned t = 0; t < kBlockSize; ++t) {
-      for (size_t i = block * kBlockSize + t; i < n; i += num_threads) {
-        const unsigned value = data[i];
-        const size_t index = size_t(packed_row(value)) * kBlockSize + t;
-        if (index >= kSharedWords) {
-          ++out.bad_indices;
-          continue;
-        }
-        out.overflows += counter_of(words[index], value) == 255;
-        words[index] += packed_increment(value);
+      const size_t first = block * kBlockSize + t;
+      before = words;
+      count_into_column(words.data(), t, data, n, first, num_threads);
+      std::fill(mine.begin(), mine.end(), 0u);
+      for (size_t i = first; i < n; i += num_threads) ++mine[data[i]];
+      for (size_t w = 0; w < words.size() && out.counting.empty(); ++w)
+        if (w % kBlockSize != t && words[w] != before[w])
+          out.counting = "count_into_column for column " + std::to_string(t) + " (block " +
+                         std::to_string(block) + ") wrote word " + std::to_string(w) +
+                         (w < kSharedWords ? " (row " + std::to_string(w / kBlockSize) +
+                                                 ", column " + std::to_string(w % kBlockSize) + ")"
+                                           : std::string(", past the 64 x 64 array")) +
+                         ": a thread writes only its own column, word row * 64 + column";
+      for (unsigned value = 0; value < histo::kNumBins; ++value) {
+        out.overflows += mine[value] > kMaxPerThread;
+        const unsigned got = counter_of(words[size_t(value / 4) * kBlockSize + t], value);
+        if (out.counting.empty() && mine[value] <= kMaxPerThread && got != mine[value])
+          out.counting = "count_into_column for column " + std::to_string(t) + " (block " +
+                         std::to_string(block) + ", first " + std::to_string(first) +
+                         ", stride " + std::to_string(num_threads) + "): the counter of value " +
+                         std::to_string(value) + " (row " + std::to_string(value / 4) +
+                         ", byte " + std::to_string(value % 4) + ") is " + std::to_string(got) +
+                         ", but the thread's elements hold " + std::to_string(mine[value]) +
+                         (got == ((counter_of(kGarbage, 0) + mine[value]) & 0xFFu)
+                              ? " (the column was not zeroed first: it started as 0xA5 bytes)"
+                              : "");
       }
     }
     for (unsigned row = 0; row < kRows; ++row) {
-      PairSums sums{0, 0};
-      for (unsigned step = 0; step < kBlockSize; ++step) {
-        const unsigned column = merge_column(step, row);
-        if (column >= kBlockSize) {
-          ++out.bad_indices;
-          continue;
-        }
-        const PairSums pair = split_pairs(words[row * kBlockSize + column]);
-        sums.even += pair.even;
-        sums.odd += pair.odd;
+      const RowCounts counts = merge_row(words.data(), row);
+      for (unsigned byte = 0; byte < kCountersPerWord; ++byte) {
+        uint32_t held = 0;  // what the 64 columns hold for this value
+        for (unsigned column = 0; column < kBlockSize; ++column)
+          held += counter_of(words[size_t(row) * kBlockSize + column], row * 4 + byte);
+        if (out.merging.empty() && counts.count[byte] != held)
+          out.merging = "merge_row(row " + std::to_string(row) + ") of block " +
+                        std::to_string(block) + " gives " + std::to_string(counts.count[byte]) +
+                        " for value " + std::to_string(row * 4 + byte) + " (byte " +
+                        std::to_string(byte) + "), but the 64 columns hold " +
+                        std::to_string(held) + " of it";
+        out.bins[row * kCountersPerWord + byte] += counts.count[byte];
       }
-      for (unsigned byte = 0; byte < kCountersPerWord; ++byte)
-        out.bins[row * kCountersPerWord + byte] += unpack(sums, byte);
     }
   }
   return out;
@@ -86,15 +121,19 @@ Emulation emulate_packed(const uint8_t* data, size_t n) {
 void check_emulation(const std::vector<uint8_t>& data, const std::string& dataset, uint64_t seed) {
   const size_t n = data.size();
   if (n > 0 && packed_grid_size(n) == 0)
-    FAIL("packed_grid_size(" << n << ") returned 0: the emulation needs a grid (write it first)");
+    FAIL("packed_grid_size(" << n << ") returned 0: the replay needs a grid (write it first)");
   const Emulation result = emulate_packed(data.data(), n);
   INFO("emulated " << dataset << ", n = " << n << ", grid " << packed_grid_size(n));
-  CHECK(result.bad_indices == 0);  // packed_row >= 64 or merge_column >= 64
-  CHECK(result.overflows == 0);    // a thread saw more than 255 copies of one value
+  if (!result.helpers.empty()) FAIL(result.helpers << " (the helper tests above say more)");
+  INFO("(thread, value) pairs past the 255-element budget: " << result.overflows);
+  CHECK(result.overflows == 0);  // packed_grid_size gave some thread more than 255 of one value
+  if (!result.counting.empty()) FAIL_CHECK(result.counting);
+  if (!result.merging.empty()) FAIL_CHECK(result.merging);
   histo::CaseInfo info{"lab05", "packed (CPU emulation)", dataset, seed, n, 0,
                        "grid " + std::to_string(packed_grid_size(n)) + " x block 64"};
   info.grid = packed_grid_size(n);
   info.cpu_emulation = true;
+  info.parts = histo::find_variant(variants(), "packed").parts;
   const std::string report = histo::compare_bins(
       histo::widen(histo::reference_histogram(data.data(), n)), result.bins, n, info);
   histo::check_report(report);
@@ -235,8 +274,8 @@ TEST_CASE("packed_grid_size keeps every thread within 255 elements for any n bel
 }
 
 TEST_CASE("the packed kernel emulated on the CPU matches the reference", "[cpu]") {
-  // If this fails while the helper tests pass, compare the emulation with your kernel: it uses
-  // the same partition, array layout and merge.
+  // Your count_into_column and merge_row, run thread by thread as the kernel runs them, on the
+  // grid packed_grid_size chooses. A failure names the column or the row that came out wrong.
   const uint64_t seed = histo::test_seed();
   for (histo::Dataset ds : {histo::Dataset::text, histo::Dataset::uniform, histo::Dataset::image,
                             histo::Dataset::runs}) {

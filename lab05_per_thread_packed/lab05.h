@@ -62,6 +62,22 @@ __host__ __device__ size_t interleaved_count(size_t thread, size_t num_threads, 
 // elements: the fewest blocks with grid * kBlockSize * kMaxPerThread >= n (0 for n == 0).
 __host__ __device__ unsigned packed_grid_size(size_t n);
 
+// The kernel's two phases, one thread's part of each. They take the thread's place as
+// arguments (the kernel passes threadIdx.x and friends), so the grader also runs them on the
+// CPU, thread by thread, on an array that starts as garbage, as shared memory does.
+//
+// Counting: zeroes column `column` of the 64 x 64 array (word row * kBlockSize + column), then
+// counts d_in[first], d_in[first + stride], ... below n into it. Touches no other column.
+__host__ __device__ void count_into_column(uint32_t* s_packed, unsigned column,
+                                           const uint8_t* d_in, size_t n, size_t first,
+                                           size_t stride);
+// Merging: the block's counts of the four values of row `row` (4 row .. 4 row + 3), each
+// summed over the 64 columns, read in merge_column's order.
+struct RowCounts {
+  uint32_t count[kCountersPerWord];
+};
+__host__ __device__ RowCounts merge_row(const uint32_t* s_packed, unsigned row);
+
 // Launcher (see histo/launch.hpp for the contract: the 256 bins are overwritten).
 histo::LaunchShape histogram_packed(const uint8_t* d_in, size_t n, uint32_t* d_bins,
                                     cudaStream_t stream = 0);

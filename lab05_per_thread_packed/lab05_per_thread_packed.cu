@@ -14,9 +14,11 @@
 //   atomics. Blocks are many and short: each thread counts at most 255 elements.
 // Limits: an 8-bit counter wraps after 255 counts, so the grid grows with n (about n / 16320
 //   blocks) to keep every thread within that budget; n < 2^32 (32-bit output bins).
-// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
-//                   cmake --build --preset student --target lab05_student_grader -j 4
-//                   ctest --preset student -L lab05
+// Build and grade without a GPU or the CUDA Toolkit (your kernels run in the CPU simulator):
+//   cmake --workflow --preset sim                                   (once)
+//   cmake --build --preset sim --target lab05_student_sim_grader    (after each change)
+//   ctest --preset sim -L lab05
+// With an NVIDIA GPU and the CUDA Toolkit: --preset student-gpu, target lab05_student_grader.
 #include "lab05.h"
 
 #include "histo/cuda_check.hpp"
@@ -80,21 +82,31 @@ __host__ __device__ unsigned packed_grid_size(size_t n) {
   // TODO(lab05) end
 }
 
-// Counting phase: this thread's share of the input into its own column of s_packed.
-__device__ void count_into_column(uint32_t* s_packed, const uint8_t* __restrict__ d_in, size_t n) {
-  // TODO(lab05) begin: count into this thread's column (about 6 lines)
-  // Afterwards column threadIdx.x of s_packed (word row * kBlockSize + column) holds this
-  // thread's 8-bit counts of its elements of the interleaved partition, and nothing else: it
-  // starts from zero. The launcher's grid guarantees no counter passes 255.
+// Counting phase: one thread's share of the input into its own column of s_packed.
+__host__ __device__ void count_into_column(uint32_t* s_packed, unsigned column,
+                                           const uint8_t* __restrict__ d_in, size_t n,
+                                           size_t first, size_t stride) {
+  // TODO(lab05) begin: count into this thread's column (about 5 lines)
+  // Afterwards column `column` of s_packed (word row * kBlockSize + column) holds the 8-bit
+  // counts of d_in[first], d_in[first + stride], ... below n, and nothing else: it starts from
+  // zero. No other column changes. The launcher's grid guarantees no counter passes 255.
   // TODO(lab05) end
 }
 
-// Merge phase: thread t sums row t (values 4t .. 4t+3) over the 64 columns into the output.
+// Merge phase, one row: what the block counted of values 4 row .. 4 row + 3.
+__host__ __device__ RowCounts merge_row(const uint32_t* s_packed, unsigned row) {
+  // TODO(lab05) begin: merge one row (about 9 lines)
+  // Returns the block's counts of values 4 row .. 4 row + 3: each counter of row `row` summed
+  // over the 64 columns, which are read in merge_column's order (no bank conflicts).
+  return RowCounts{{0, 0, 0, 0}};
+  // TODO(lab05) end
+}
+
+// Merge phase: thread t adds the block's counts of row t (values 4t .. 4t+3) to the output.
 __device__ void merge_row_into_output(const uint32_t* s_packed, uint32_t* d_bins) {
-  // TODO(lab05) begin: merge row threadIdx.x into the output (about 12 lines)
-  // Thread t adds the block's counts of the four values of row t (summed over the 64 columns)
-  // to d_bins, which every other block updates too; the columns are read in merge_column's
-  // order (no bank conflicts), and a zero count costs no global atomic.
+  // TODO(lab05) begin: add row threadIdx.x to the output (about 4 lines)
+  // Thread t adds the four counts of row t (merge_row) to d_bins, which every other block
+  // updates too; a zero count costs no global atomic.
   // TODO(lab05) end
 }
 
@@ -105,7 +117,10 @@ __global__ void __launch_bounds__(kBlockSize)
   // 64 rows x 64 columns of packed words. Word (row, column) is at row * 64 + column, so its
   // bank is column % 32: a warp's threads always hit 32 different banks while counting.
   __shared__ uint32_t s_packed[kSharedWords];
-  count_into_column(s_packed, d_in, n);
+  // Interleaved: at every step the block's 64 threads read 64 neighbouring bytes. size_t: grids
+  // pass 2^16 blocks.
+  count_into_column(s_packed, threadIdx.x, d_in, n, size_t(blockIdx.x) * kBlockSize + threadIdx.x,
+                    size_t(gridDim.x) * kBlockSize);
   // The merge reads every column of a row: all threads must have finished counting first.
   __syncthreads();
   merge_row_into_output(s_packed, d_bins);

@@ -138,7 +138,8 @@ void check_emulation(Strategy strategy, const std::vector<uint8_t>& data, uintpt
                        "grid " + std::to_string(grid) + " x block 64"};
   info.grid = (long long)grid;
   info.cpu_emulation = true;
-  info.spills_128 = strategy == Strategy::check;
+  // What the replayed kernel is built from: the registry entry of the strategy replayed.
+  info.parts = histo::find_variant(variants(), strategy_name(strategy)).parts;
   const std::string report = histo::compare_bins(
       histo::widen(histo::reference_histogram(data.data(), n)), result.bins, n, info);
   histo::check_report(report);
@@ -450,34 +451,36 @@ TEST_CASE("histogram_merge survives inputs built to overflow an 8-bit counter", 
 TEST_CASE("histogram_check is right on grids of one and three blocks", "[gpu]") {
   // The hazard: with few blocks every thread counts thousands of elements, so a missing or
   // wrong spill shows up at once, even on the small inputs of a sanitizer run.
-  check_on_small_grids(
-      {{"lab06", "check on 1 block", "overflow check, grid 1", check_on<1>, histo::Expect::correct, true},
-       {"lab06", "check on 3 blocks", "overflow check, grid 3", check_on<3>, histo::Expect::correct, true}});
+  const histo::Variant& check = histo::find_variant(variants(), "check");
+  check_on_small_grids({check.with("check on 1 block", check_on<1>),
+                        check.with("check on 3 blocks", check_on<3>)});
   CHECK_THROWS_AS(histogram_check_on_grid(nullptr, 0, nullptr, 0), std::invalid_argument);
 }
 
 TEST_CASE("histogram_merge is right on grids of one and three blocks", "[gpu]") {
   // The hazard: with few blocks every thread runs many merge rounds, so a merge that comes too
   // late, a round some threads skip or a missing barrier shows up at once.
-  check_on_small_grids({{"lab06", "merge on 1 block", "periodic merge, grid 1", merge_on<1>},
-                        {"lab06", "merge on 3 blocks", "periodic merge, grid 3", merge_on<3>}});
+  const histo::Variant& merge = histo::find_variant(variants(), "merge");
+  check_on_small_grids({merge.with("merge on 1 block", merge_on<1>),
+                        merge.with("merge on 3 blocks", merge_on<3>)});
   CHECK_THROWS_AS(histogram_merge_on_grid(nullptr, 0, nullptr, 0), std::invalid_argument);
 }
 
 TEST_CASE("histogram_check_on_grid and histogram_merge_on_grid run in order on their stream",
           "[gpu]") {
   histo::check_stream_order(
-      {"lab06", "check_on_grid(3)", "overflow check, grid 3", check_on<3>, histo::Expect::correct, true});
-  histo::check_stream_order({"lab06", "merge_on_grid(3)", "periodic merge, grid 3", merge_on<3>});
+      histo::find_variant(variants(), "check").with("check_on_grid(3)", check_on<3>));
+  histo::check_stream_order(
+      histo::find_variant(variants(), "merge").with("merge_on_grid(3)", merge_on<3>));
 }
 
 TEST_CASE("histogram_check_on_grid and histogram_merge_on_grid count n = 2^32 - 1 bytes",
           "[gpu][large]") {
   // A grid of 1001 blocks: each thread counts about 66,000 words, far past any 8-bit budget.
-  histo::check_max_input({"lab06", "check_on_grid(1001)", "overflow check, grid 1001",
-                          check_on<1001>, histo::Expect::correct, true});
-  histo::check_max_input({"lab06", "merge_on_grid(1001)", "periodic merge, grid 1001",
-                          merge_on<1001>});
+  histo::check_max_input(
+      histo::find_variant(variants(), "check").with("check_on_grid(1001)", check_on<1001>));
+  histo::check_max_input(
+      histo::find_variant(variants(), "merge").with("merge_on_grid(1001)", merge_on<1001>));
 }
 
 TEST_CASE("histogram_capstone matches the CPU reference on every dataset", "[gpu]") {
@@ -524,8 +527,9 @@ TEST_CASE("histogram_capstone keeps two calls on two streams apart", "[gpu]") {
   for (cudaStream_t s : streams) CUDA_CHECK(cudaStreamSynchronize(s));
   for (cudaStream_t s : streams) CUDA_CHECK(cudaStreamDestroy(s));
   for (int k = 0; k < 2; ++k) {
-    const histo::CaseInfo info{"lab06", "capstone (two streams, 3 calls each)", names[k], seed,
-                               inputs[k].size(), size_t(k == 0 ? 0 : 3), shapes[k].describe()};
+    histo::CaseInfo info{"lab06", "capstone (two streams, 3 calls each)", names[k], seed,
+                         inputs[k].size(), size_t(k == 0 ? 0 : 3), shapes[k].describe()};
+    info.parts = histo::find_variant(variants(), "capstone").parts;
     histo::check_report(histo::compare_bins(
         histo::widen(histo::reference_histogram(inputs[k].data(), inputs[k].size())),
         bins[k].fetch(), inputs[k].size(), info, bins[k].guard_problem()));
@@ -553,8 +557,8 @@ TEST_CASE("stretch: histogram_merge_vec16 is right on grids of one and three blo
           "[gpu][stretch]") {
   // The hazard: with few blocks every thread counts thousands of 16-byte vectors, so a merge
   // that comes later than every 240 bytes wraps a counter even on small inputs.
-  check_on_small_grids(
-      {{"lab06", "merge_vec16 on 1 block", "stretch, grid 1", merge_vec16_on<1>},
-       {"lab06", "merge_vec16 on 3 blocks", "stretch, grid 3", merge_vec16_on<3>}});
+  const histo::Variant& stretch = histo::find_variant(variants(), "merge_vec16");
+  check_on_small_grids({stretch.with("merge_vec16 on 1 block", merge_vec16_on<1>),
+                        stretch.with("merge_vec16 on 3 blocks", merge_vec16_on<3>)});
   CHECK_THROWS_AS(histogram_merge_vec16_on_grid(nullptr, 0, nullptr, 0), std::invalid_argument);
 }

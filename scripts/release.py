@@ -66,6 +66,8 @@ KEPT_DIRS = ("common", "sim", "bench", "cmake", "notebooks")
 KEPT_FILES = ("CMakeLists.txt", ".gitignore", "scripts/status.sh", "scripts/status.py",
               "scripts/run_test.sh", "scripts/install_tools.sh")
 KEPT_GLOBS = ("grading/*.py",)
+# Instructor-only parts of the kept folders: mistakes made on purpose on the solutions.
+LEFT_OUT_DIRS = ("common/tests/mistakes/",)
 NEAR_CODE_HINT = re.compile(r"<details><summary>Hint \d+ \([^)]*near code\)</summary>.*?</details>\n*",
                             re.S)
 SLIDES_LINE = re.compile(r"^Instructors: this lab's slides are (\[`slides/[^`]+`\]\([^)]+\)).*$", re.M)
@@ -233,7 +235,7 @@ def released_files(labs, folders):
         top = f.split("/", 1)[0]
         in_dir = "/" in f and (top in keep_labs or top in KEPT_DIRS)
         globbed = any(fnmatch.fnmatchcase(f, g) and f.count("/") == g.count("/") for g in KEPT_GLOBS)
-        if in_dir or f in KEPT_FILES or globbed:
+        if (in_dir or f in KEPT_FILES or globbed) and not f.startswith(LEFT_OUT_DIRS):
             chosen.append(f)
     return chosen
 

@@ -108,6 +108,20 @@ void device_memory(size_t* free_bytes, size_t* total_bytes) {
 
 std::string describe_gpu(const GpuStatus& s) {
   std::ostringstream out;
+  if (kSimulator) {
+    // A sim build uses no driver, runtime or GPU: the versions and the compute capability its
+    // runtime stand-in reports are made up, so they are not shown.
+    out << "Kernels run on:            the CPU simulator (this is a sim build): no GPU, no CUDA "
+           "driver and no CUDA runtime are used\n"
+        << "Simulated device:          " << s.name << ", " << s.sm_count << " SMs, "
+        << (s.global_bytes >> 20) << " MiB, " << (s.shared_per_block_optin >> 10)
+        << " KiB shared memory per block: grids are sized from it\n"
+        << "Advice: [gpu] tests run here as simulator tests (label sim): they time nothing, and "
+           "a block's threads take turns (the sim-tsan preset reports races). For timing and "
+           "real concurrency, build the student-gpu preset on a machine with an NVIDIA GPU and "
+           "the CUDA Toolkit.\n";
+    return out.str();
+  }
   out << "CUDA runtime (this build): " << cuda_version_string(s.runtime_version) << "\n"
       << "CUDA driver:               "
       << (s.driver_version ? cuda_version_string(s.driver_version) : std::string("none")) << "\n"

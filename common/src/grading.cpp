@@ -1,5 +1,7 @@
-#include "histo/gpu.hpp"
 #include "histo/grading.hpp"
+
+#include "histo/diagnosis.hpp"
+#include "histo/gpu.hpp"
 #include "histo/reference.hpp"
 
 #include <algorithm>
@@ -17,124 +19,12 @@ constexpr T poison_value() {
   return v;
 }
 
-bool near(uint64_t a, uint64_t b, uint64_t slack) { return (a > b ? a - b : b - a) <= slack; }
-
-// An 8-bit packed counter that passed 255 wraps to 0 and carries 1 into the next byte of its
-// word: the next value's counter. So the symptom is a bin short by a multiple of 256 whose
-// neighbour gained the multiple (or, for the top byte of a word, nothing: the carry left it).
-// Returns the bin, or -1.
-long long wrapped_counter_bin(const std::vector<uint64_t>& expected,
-                              const std::vector<uint64_t>& actual) {
-  for (size_t b = 0; b < actual.size() && b < expected.size(); ++b) {
-    if (actual[b] >= expected[b]) continue;
-    const uint64_t deficit = expected[b] - actual[b];
-    if (deficit % 256 != 0) continue;
-    const bool top_byte = b % 4 == 3;
-    const bool carried = b + 1 < actual.size() && b + 1 < expected.size() &&
-                         actual[b + 1] > expected[b + 1];
-    if (carried || top_byte) return (long long)b;
-  }
-  return -1;
-}
-
-std::string likely_cause(const std::vector<uint64_t>& expected, const std::vector<uint64_t>& actual,
-                         uint64_t total, uint64_t sum, const CaseInfo& info) {
-  const uint64_t poison32 = poison_value<uint32_t>(), poison64 = poison_value<uint64_t>();
-  // Threads that run one at a time cannot race: say so instead of suggesting an atomic.
-  const bool sequential = info.cpu_emulation || kSimulator;
-  const char* where = info.cpu_emulation ? "this test replays the threads one after another on "
-                                           "the CPU"
-                                         : "the CPU simulator runs the threads one at a time";
-  size_t poisoned = 0;
-  for (uint64_t a : actual) poisoned += (a == poison32 || a == poison64);
-  if (poisoned == actual.size())
-    return "every bin still holds the poison pattern 0xA5A5...: the output was never written "
-           "(the launcher must zero it, on its stream, before counting)";
-  if (poisoned > 0)
-    return std::to_string(poisoned) + " bins still hold the poison pattern 0xA5A5...: the "
-           "output must be zeroed (overwritten) before counting";
-  if (sum == 0 && total > 0) {
-    if (total < 16 && info.grid != 0)
-      return "nothing was counted, and the input is only " + std::to_string(total) +
-             " bytes: too short for one aligned 16-byte vector, so all of it is head or tail "
-             "(bytes counted one by one): are those counted?";
-    if (info.grid == 0)
-      return std::string(info.cpu_emulation ? "the grid size came out as 0 blocks"
-                                            : "the launcher computed an empty grid (0 blocks)") +
-             " for n = " + std::to_string(info.n) +
-             ", so nothing ran: the grid-size function must return at least 1 block when n > 0";
-    if (info.cpu_emulation)
-      return "all bins are zero: the replayed threads counted nothing (check the index math and "
-             "the loop bounds: does any thread get a non-empty range?)";
-    return "all bins are zero: the kernel ran but counted nothing (is its body written, and does "
-           "each thread reach its loop? check the index math and the loop bounds)";
-  }
-  bool doubled = total > 0;
-  for (size_t b = 0; b < actual.size() && doubled; ++b) doubled = actual[b] == 2 * expected[b];
-  if (doubled) return "every count is doubled: the kernel counted its input twice";
-  if (info.spills_128 && sum + 128 <= total) {
-    // A kernel that spills 128 counts at a time (the overflow check): counts missing only in
-    // such lumps were spilled and then lost. Checked before wrapped counters, which the check
-    // exists to prevent and which look the same in the top byte of a word.
-    bool lumps_of_128 = true;
-    for (size_t b = 0; b < actual.size() && b < expected.size() && lumps_of_128; ++b)
-      lumps_of_128 = actual[b] <= expected[b] && (expected[b] - actual[b]) % 128 == 0;
-    if (lumps_of_128)
-      return "every missing count comes in lumps of 128: a spill of 128 from an 8-bit counter's "
-             "top bit (the overflow check's shared atomicAdd) was dropped or never added to the "
-             "output";
-  }
-  const long long wrapped = wrapped_counter_bin(expected, actual);
-  if (wrapped >= 0) {
-    const size_t b = size_t(wrapped);
-    const uint64_t laps = (expected[b] - actual[b]) / 256;
-    return "bin " + std::to_string(b) + " is short by " + std::to_string(laps) + " x 256" +
-           (b % 4 == 3 ? std::string(" (the top byte of its word: the carry left the word)")
-                       : " and bin " + std::to_string(b + 1) + " gained " +
-                             std::to_string(actual[b + 1] - expected[b + 1])) +
-           ": an 8-bit packed counter passed 255, wrapped to 0 and carried into the next byte. "
-           "An atomic would not help; keep every thread within the 255-count budget (the grid "
-           "size) or merge or spill the counters before they can reach 256";
-  }
-  if (total >= 64 && near(sum * 4, total, 16))
-    return "the sum is about n/4: only one byte of each 32-bit word counted?";
-  if (total >= 256 && near(sum * 16, total, 64))
-    return "the sum is about n/16: only one byte of each 16-byte vector counted?";
-  if (sum > total) {
-    const size_t slack_bin = DeviceInput::kSlackByte;
-    if (slack_bin < actual.size() && actual[slack_bin] > expected[slack_bin])
-      return "more counts than elements, and bin " + std::to_string(slack_bin) +
-             " (the byte stored just outside the input) gained some: bytes before d_in or at or "
-             "after d_in + n were read (head/tail handling of vector loads?)";
-    return "more counts than elements: some elements were counted twice (do thread ranges "
-           "overlap, or is the tail counted by two threads?)";
-  }
-  if (sum < total) {
-    if (total - sum < 16)
-      return std::string("a few counts missing: the last elements (the tail, when n is not a "
-                         "multiple of the block or vector width) or the first ones (an unaligned "
-                         "head) are skipped?") +
-             (kSimulator ? " Or a merge that ran before every thread had counted (a missing "
-                           "__syncthreads: the simulator runs threads in turn)"
-                         : "");
-    if (sequential)
-      return std::string("counts were lost, and ") + where +
-             ", so no race can lose them: elements never visited (index math, loop bounds, "
-             "ranges that leave gaps) or a merge that drops bins";
-    return "counts were lost: a counter that several threads update with a plain read-modify-"
-           "write (use an atomic there), elements never visited (index math, loop bounds), or a "
-           "merge that drops bins";
-  }
-  return "the right number of counts in the wrong bins: check the value -> bin mapping (and the "
-         "byte order when unpacking words)";
-}
-
 }  // namespace
 
 CaseInfo case_of(const Variant& variant, const std::string& dataset, uint64_t seed, size_t n,
                  size_t offset, const std::string& shape) {
   CaseInfo info{variant.lab, variant.name, dataset, seed, n, offset, shape};
-  info.spills_128 = variant.spills_128;
+  info.parts = variant.parts;
   return info;
 }
 
@@ -163,22 +53,31 @@ std::string compare_bins(const std::vector<uint64_t>& expected, const std::vecto
             << (b < expected.size() ? std::to_string(expected[b]) : "-") << ", got " << actual[b];
     ++wrong;
   }
-  if (wrong == 0 && sum == expected_total && guard_problem.empty() &&
-      expected.size() == actual.size())
-    return "";
+  const bool right = wrong == 0 && sum == expected_total && guard_problem.empty() &&
+                     expected.size() == actual.size();
+  if (right && info.hazard.empty()) return "";
   std::ostringstream out;
-  out << info.lab << " " << info.variant << ": wrong histogram\n"
-      << "  case: " << info.describe() << "\n";
+  out << info.lab << " " << info.variant << ": "
+      << (right ? "right bins this time, but the launch had a hazard" : "wrong histogram")
+      << "\n  case: " << info.describe() << "\n";
   if (wrong) out << "  first wrong bins (" << wrong << " of " << actual.size() << " wrong): "
                  << first.str() << "\n";
   const long long diff = (long long)sum - (long long)expected_total;
   out << "  sum of bins: expected " << expected_total << ", got " << sum << " ("
       << (diff >= 0 ? "+" : "") << diff << ")\n";
   if (!guard_problem.empty()) out << "  out of bounds: " << guard_problem << "\n";
-  out << "  likely cause: "
-      << (guard_problem.empty() ? likely_cause(expected, actual, expected_total, sum, info)
-                                : "a thread wrote outside d_bins[0, num_bins): check bin indices")
-      << "\n  re-run with: --rng-seed " << info.seed;
+  const std::string from_bins =
+      right ? ""
+      : guard_problem.empty() ? likely_cause(expected, actual, expected_total, info)
+                              : "a thread wrote outside d_bins[0, num_bins): check bin indices";
+  // What the simulator saw happen is the cause; the bins only suggest one.
+  if (!info.hazard.empty()) {
+    out << "  likely cause: " << info.hazard << "\n";
+    if (!from_bins.empty()) out << "  the bins alone suggest: " << from_bins << "\n";
+  } else {
+    out << "  likely cause: " << from_bins << "\n";
+  }
+  out << "  re-run with: --rng-seed " << info.seed;
   return out.str();
 }
 

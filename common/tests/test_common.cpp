@@ -168,12 +168,30 @@ TEST_CASE("compare_bins fits its likely cause to what ran and to the symptom", "
   lumps[3] -= 128;
   lumps[200] -= 384;
   CaseInfo spills = gpu;
-  spills.spills_128 = true;
+  spills.parts = kWordLoads | kPacked8 | kSpills128;
   CHECK(compare_bins(expected, lumps, n, spills).find("lumps of 128") != std::string::npos);
   CHECK(compare_bins(expected, lumps, n, gpu).find("lumps of 128") == std::string::npos);
-  const Variant check{"labXX", "check", "spills", nullptr, Expect::correct, true};
-  CHECK(case_of(check, "uniform", 7, n, 0).spills_128);
-  CHECK(!case_of(Variant{"labXX", "demo", "no spills", nullptr}, "uniform", 7, n, 0).spills_128);
+  const Variant check{"labXX", "check", "spills", nullptr, Expect::correct, kSpills128};
+  CHECK(case_of(check, "uniform", 7, n, 0).parts == kSpills128);
+  CHECK(case_of(check.with("check on 1 block", nullptr), "uniform", 7, n, 0).parts == kSpills128);
+  const Variant undeclared{"labXX", "demo", "nothing declared", nullptr};
+  CHECK(case_of(undeclared, "uniform", 7, n, 0).parts == 0);
+}
+
+TEST_CASE("compare_bins names a hazard the simulator saw first, even when the bins are right",
+          "[cpu]") {
+  std::vector<uint64_t> expected(256, 4);
+  CaseInfo info{"labXX", "demo", "uniform", 7, 1024, 0, "grid 4 x block 256"};
+  info.hazard = "a race on s_bins[7] between thread (0, 3) and thread (0, 9)";
+  const std::string right = compare_bins(expected, expected, 1024, info);
+  CHECK(right.find("likely cause: a race on s_bins[7]") != std::string::npos);
+  CHECK(right.find("right bins this time") != std::string::npos);
+  CHECK(right.find("the bins alone suggest") == std::string::npos);
+  auto lost = expected;
+  lost[9] -= 3;
+  const std::string wrong = compare_bins(expected, lost, 1024, info);
+  CHECK(wrong.find("wrong histogram") != std::string::npos);
+  CHECK(wrong.find("likely cause: a race on s_bins[7]") < wrong.find("the bins alone suggest"));
 }
 
 TEST_CASE("split_problem names a split that does not add up, without overflow", "[cpu]") {

@@ -9,9 +9,11 @@
 //   kElementsPerThread apart, so each 32-byte memory sector serves one thread at a time.
 // Limits: n < 2^32 (32-bit counters); about 4 GB/s on an H200, a thousand times below what
 //   the memory can deliver (see README.md for the measured numbers).
-// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
-//                   cmake --build --preset student --target lab01_student_grader -j 4
-//                   ctest --preset student -L lab01
+// Build and grade without a GPU or the CUDA Toolkit (your kernels run in the CPU simulator):
+//   cmake --workflow --preset sim                                   (once)
+//   cmake --build --preset sim --target lab01_student_sim_grader    (after each change)
+//   ctest --preset sim -L lab01
+// With an NVIDIA GPU and the CUDA Toolkit: --preset student-gpu, target lab01_student_grader.
 #include "lab01.h"
 
 #include "histo/cuda_check.hpp"

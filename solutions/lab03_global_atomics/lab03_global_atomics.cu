@@ -17,9 +17,11 @@
 //   n >= 2^32 (std::length_error) instead of returning wrapped bins; histogram64 takes any n.
 //   Every count still crosses to L2: a few GB/s on an H200 in the course's reference
 //   measurements (README.md). lab04 moves the counting into shared memory.
-// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
-//                   cmake --build --preset student --target lab03_student_grader -j 4
-//                   ctest --preset student -L lab03
+// Build and grade without a GPU or the CUDA Toolkit (your kernels run in the CPU simulator):
+//   cmake --workflow --preset sim                                   (once)
+//   cmake --build --preset sim --target lab03_student_sim_grader    (after each change)
+//   ctest --preset sim -L lab03
+// With an NVIDIA GPU and the CUDA Toolkit: --preset student-gpu, target lab03_student_grader.
 #include "lab03.h"
 
 #include "histo/cuda_check.hpp"

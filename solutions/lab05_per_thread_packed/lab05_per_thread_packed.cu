@@ -14,9 +14,11 @@
 //   atomics. Blocks are many and short: each thread counts at most 255 elements.
 // Limits: an 8-bit counter wraps after 255 counts, so the grid grows with n (about n / 16320
 //   blocks) to keep every thread within that budget; n < 2^32 (32-bit output bins).
-// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
-//                   cmake --build --preset student --target lab05_student_grader -j 4
-//                   ctest --preset student -L lab05
+// Build and grade without a GPU or the CUDA Toolkit (your kernels run in the CPU simulator):
+//   cmake --workflow --preset sim                                   (once)
+//   cmake --build --preset sim --target lab05_student_sim_grader    (after each change)
+//   ctest --preset sim -L lab05
+// With an NVIDIA GPU and the CUDA Toolkit: --preset student-gpu, target lab05_student_grader.
 #include "lab05.h"
 
 #include "histo/cuda_check.hpp"
@@ -70,28 +72,26 @@ __host__ __device__ unsigned packed_grid_size(size_t n) {
   // SOLUTION(lab05) end
 }
 
-// Counting phase: this thread's share of the input into its own column of s_packed.
-__device__ void count_into_column(uint32_t* s_packed, const uint8_t* __restrict__ d_in, size_t n) {
+// Counting phase: one thread's share of the input into its own column of s_packed.
+__host__ __device__ void count_into_column(uint32_t* s_packed, unsigned column,
+                                           const uint8_t* __restrict__ d_in, size_t n,
+                                           size_t first, size_t stride) {
   // SOLUTION(lab05) begin
-  const unsigned tid = threadIdx.x;
-  // No barrier after zeroing: until the merge, column tid is read and written by this thread only.
-  for (unsigned row = 0; row < kRows; ++row) s_packed[row * kBlockSize + tid] = 0;
-  const size_t num_threads = size_t(gridDim.x) * kBlockSize;  // size_t: grids pass 2^16 blocks
-  // Interleaved: at every step the block's 64 threads read 64 neighbouring bytes. The grid was
-  // sized so that this loop runs at most kMaxPerThread times: no counter can wrap.
+  // No barrier after zeroing: until the merge, this column is read and written by this thread only.
+  for (unsigned row = 0; row < kRows; ++row) s_packed[row * kBlockSize + column] = 0;
+  // The grid was sized so that this loop runs at most kMaxPerThread times: no counter can wrap.
 #pragma unroll 4
-  for (size_t i = size_t(blockIdx.x) * kBlockSize + tid; i < n; i += num_threads) {
+  for (size_t i = first; i < n; i += stride) {
     const unsigned value = d_in[i];
     // A plain add, not an atomic: no other thread writes this word.
-    s_packed[packed_row(value) * kBlockSize + tid] += packed_increment(value);
+    s_packed[packed_row(value) * kBlockSize + column] += packed_increment(value);
   }
   // SOLUTION(lab05) end
 }
 
-// Merge phase: thread t sums row t (values 4t .. 4t+3) over the 64 columns into the output.
-__device__ void merge_row_into_output(const uint32_t* s_packed, uint32_t* d_bins) {
+// Merge phase, one row: what the block counted of values 4 row .. 4 row + 3.
+__host__ __device__ RowCounts merge_row(const uint32_t* s_packed, unsigned row) {
   // SOLUTION(lab05) begin
-  const unsigned row = threadIdx.x;
   PairSums sums{0, 0};
   for (unsigned step = 0; step < kBlockSize; ++step) {
     // Rotated column: at each step the warp's 32 threads read 32 different banks. Reading column
@@ -100,10 +100,20 @@ __device__ void merge_row_into_output(const uint32_t* s_packed, uint32_t* d_bins
     sums.even += pair.even;  // 64 x 255 = 16320: the 16-bit halves never carry into each other
     sums.odd += pair.odd;
   }
+  RowCounts counts;
+  for (unsigned byte = 0; byte < kCountersPerWord; ++byte) counts.count[byte] = unpack(sums, byte);
+  return counts;
+  // SOLUTION(lab05) end
+}
+
+// Merge phase: thread t adds the block's counts of row t (values 4t .. 4t+3) to the output.
+__device__ void merge_row_into_output(const uint32_t* s_packed, uint32_t* d_bins) {
+  // SOLUTION(lab05) begin
+  const unsigned row = threadIdx.x;
+  const RowCounts counts = merge_row(s_packed, row);
   for (unsigned byte = 0; byte < kCountersPerWord; ++byte) {
-    const uint32_t count = unpack(sums, byte);
     // Other blocks add to the same bins: atomic. Empty bins cost nothing.
-    if (count) atomicAdd(&d_bins[row * kCountersPerWord + byte], count);
+    if (counts.count[byte]) atomicAdd(&d_bins[row * kCountersPerWord + byte], counts.count[byte]);
   }
   // SOLUTION(lab05) end
 }
@@ -115,7 +125,10 @@ __global__ void __launch_bounds__(kBlockSize)
   // 64 rows x 64 columns of packed words. Word (row, column) is at row * 64 + column, so its
   // bank is column % 32: a warp's threads always hit 32 different banks while counting.
   __shared__ uint32_t s_packed[kSharedWords];
-  count_into_column(s_packed, d_in, n);
+  // Interleaved: at every step the block's 64 threads read 64 neighbouring bytes. size_t: grids
+  // pass 2^16 blocks.
+  count_into_column(s_packed, threadIdx.x, d_in, n, size_t(blockIdx.x) * kBlockSize + threadIdx.x,
+                    size_t(gridDim.x) * kBlockSize);
   // The merge reads every column of a row: all threads must have finished counting first.
   __syncthreads();
   merge_row_into_output(s_packed, d_bins);

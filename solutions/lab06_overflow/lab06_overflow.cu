@@ -30,9 +30,11 @@
 //   while they are: 16 MiB is too little work to hide the fixed costs. Even with no zeroing and
 //   no output at all, counting alone reached only 84-85% of the probe at 16 MiB (the handout).
 // Limits: n < 2^32 (32-bit output bins); any alignment (head and tail bytes are counted apart).
-// Build and grade:  cmake --preset student   (once; no GPU here: --preset student-cpu)
-//                   cmake --build --preset student --target lab06_student_grader -j 4
-//                   ctest --preset student -L lab06
+// Build and grade without a GPU or the CUDA Toolkit (your kernels run in the CPU simulator):
+//   cmake --workflow --preset sim                                   (once)
+//   cmake --build --preset sim --target lab06_student_sim_grader    (after each change)
+//   ctest --preset sim -L lab06
+// With an NVIDIA GPU and the CUDA Toolkit: --preset student-gpu, target lab06_student_grader.
 #include "lab06.h"
 
 #include "histo/cuda_check.hpp"

@@ -24,17 +24,26 @@ struct CaseInfo {
   std::string shape;   // LaunchShape::describe()
   long long grid = -1;        // blocks launched (or emulated); -1 when not known
   bool cpu_emulation = false; // the graded histogram came from a sequential CPU replay
-  bool spills_128 = false;    // the kernel spills counts in lumps of 128 (Variant::spills_128)
+  unsigned parts = 0;         // what the kernel is built from (Variant::parts); 0: not declared
+  // What the simulator saw go wrong in this launch, one sentence (e.g. a race on a shared word,
+  // with both threads and lines); empty when nothing. When set it is named first as the likely
+  // cause, before what the bins suggest, and the case fails even if the bins are right.
+  std::string hazard;
   std::string describe() const;
+  // True when the kernel has any of `any_of` (Part flags), or declared nothing: an undeclared
+  // kernel may have every cause.
+  bool may_have(unsigned any_of) const { return parts == 0 || (parts & any_of) != 0; }
 };
 
-// The case of `variant` on one input (its lab, name and spills_128 copied from the registry).
+// The case of `variant` on one input (its lab, name and parts copied from the registry).
 CaseInfo case_of(const Variant& variant, const std::string& dataset, uint64_t seed, size_t n,
                  size_t offset, const std::string& shape = "");
 
-// Compares bins exactly and checks that they sum to expected_total. Returns "" when they match,
-// otherwise a report: the case, the first wrong bins (expected/actual), the sum difference and
-// a likely cause. `guard_problem` is non-empty when the launcher wrote outside its bins.
+// Compares bins exactly and checks that they sum to expected_total. Returns "" when they match
+// (and info.hazard is empty), otherwise a report: the case, the first wrong bins
+// (expected/actual), the sum difference and a likely cause that fits both the symptom and what
+// the kernel is built from (info.parts). `guard_problem` is non-empty when the launcher wrote
+// outside its bins.
 std::string compare_bins(const std::vector<uint64_t>& expected, const std::vector<uint64_t>& actual,
                          uint64_t expected_total, const CaseInfo& info,
                          const std::string& guard_problem = "");

@@ -36,6 +36,25 @@ enum class Expect {
   loses_counts,  // a demonstration of a race: the grader and report show what it loses
 };
 
+// What a kernel is built from, declared by its registry entry (Variant::parts, OR-ed together).
+// A failure report offers only the likely causes such a kernel can have: no head/tail advice
+// for a kernel that reads bytes one by one, no wrapped 8-bit counter where counters are 32-bit,
+// a missing __syncthreads() only where there are barriers. 0 (nothing declared): every cause.
+enum Part : unsigned {
+  kByteLoads = 1u << 0,         // reads its input one element at a time (no head or tail)
+  kWordLoads = 1u << 1,         // aligned 4-byte loads; the bytes before and after them apart
+  kVectorLoads = 1u << 2,       // aligned 16-byte loads; the bytes before and after them apart
+  kGlobalAtomics = 1u << 3,     // counts each element with an atomic on the global bins
+  kWarpAggregation = 1u << 4,   // one leader per group of equal values adds the group's count
+  kSharedBins = 1u << 5,        // a per-block histogram in shared memory: zeroed, counted, merged
+  kPacked8 = 1u << 6,           // per-thread 8-bit counters, four to a 32-bit word, merged by rows
+  kBarriers = 1u << 7,          // __syncthreads() between zeroing, counting and merging
+  kRunAggregation = 1u << 8,    // one add per run of equal bytes in a vector
+  kGridBudget = 1u << 9,        // the grid is sized so that no 8-bit counter can pass 255
+  kPeriodicMerge = 1u << 10,    // merges and clears its 8-bit counters every few elements
+  kSpills128 = 1u << 11,        // spills an 8-bit counter in lumps of 128 (the overflow check)
+};
+
 // One registered kernel: the single list of these drives the graders' sweeps, the benchmark,
 // the report and the plot labels.
 struct Variant {
@@ -44,10 +63,16 @@ struct Variant {
   const char* technique;  // one line for the report
   ByteHistogramFn launch;
   Expect expect = Expect::correct;
-  // Moves counts to the output in lumps of 128 (lab06's overflow check spills 8-bit counters):
-  // a grader that finds counts missing in such lumps names a dropped spill as the likely cause.
-  bool spills_128 = false;
+  unsigned parts = 0;     // what it is built from (Part flags): the graders' likely causes
   std::string id() const { return std::string(lab) + "/" + name; }
+  bool has(Part part) const { return (parts & part) != 0; }
+  // The same kernel under another name and launcher (e.g. on a fixed grid), its parts kept.
+  Variant with(const char* other_name, ByteHistogramFn other_launch) const {
+    Variant v = *this;
+    v.name = other_name;
+    v.launch = other_launch;
+    return v;
+  }
 };
 
 // A read-only access-pattern probe (lab02): reads the input the way a kernel would and counts

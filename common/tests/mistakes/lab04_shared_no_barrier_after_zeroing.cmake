@@ -1,0 +1,14 @@
+# lab04 histogram_shared without the barrier between zeroing the shared bins and counting. In
+# the simulator a block's threads take turns, so later threads zero bins the earlier ones
+# counted into: counts are lost with no race, and the barrier is the cause (not the head or
+# tail of vector loads: this kernel reads bytes one by one).
+set(LAB lab04)
+set(FIND [=[  zero_shared_bins(s_bins, histo::kNumBins);
+  // Barrier: every counter must be zero before any thread of the block adds to it (a thread
+  // could otherwise add to a bin that another thread zeroes afterwards).
+  __syncthreads();]=])
+set(REPLACE [=[  zero_shared_bins(s_bins, histo::kNumBins);]=])
+set(TESTS "histogram_shared matches the CPU reference on every dataset")
+set(EXPECT "missing __syncthreads\\(\\) after zeroing" "zeroing not finished before counting"
+           "sim-tsan")
+set(FORBID "16-byte" "head or tail" "no race can lose")

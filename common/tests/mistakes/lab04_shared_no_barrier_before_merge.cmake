@@ -1,0 +1,20 @@
+# lab04 histogram_shared without the barrier between counting and the merge: a thread merges
+# bins that others have yet to count into. lab04 has no 8-bit packed counters, so a deficit
+# that happens to be a multiple of 256 must not be called a wrapped counter.
+set(LAB lab04)
+set(FIND [=[  // Barrier: every thread's adds must have landed before the merge reads the counters.
+  __syncthreads();
+  merge_shared_bins(s_bins, histo::kNumBins, d_bins);
+  // SOLUTION(lab04) end
+}
+
+// ---- 16-byte loads]=])
+set(REPLACE [=[  merge_shared_bins(s_bins, histo::kNumBins, d_bins);
+  // SOLUTION(lab04) end
+}
+
+// ---- 16-byte loads]=])
+set(TESTS "histogram_shared runs in order on the non-blocking stream it is given"
+          "histogram_shared matches the CPU reference on every dataset")
+set(EXPECT "missing or misplaced __syncthreads\\(\\)" "counting not finished before the merge")
+set(FORBID "8-bit" "255-count budget" "no race can lose")

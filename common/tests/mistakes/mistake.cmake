@@ -1,0 +1,64 @@
+# One realistic mistake made on purpose on a lab's solution (cmake -P). MISTAKE names a file
+# that sets:
+#   LAB      the lab (lab04)
+#   FIND     text of the solution's .cu that occurs exactly once, and REPLACE, what the mistake
+#            puts there instead
+#   TESTS    the names of the grader's test cases to run
+#   EXPECT   regular expressions the graders' output must match: the right likely cause
+#   FORBID   regular expressions it must not match: causes this kernel cannot have
+# MODE apply: writes the solution SOLUTION with the mistake made into MUTATED.
+# MODE check: runs GRADER (the simulator's grader built from MUTATED) on TESTS, which must FAIL
+# (so the mistake is caught) and say what EXPECT says, and nothing that FORBID names.
+foreach(var MODE MISTAKE)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "mistake.cmake needs -D ${var}=...")
+  endif()
+endforeach()
+include("${MISTAKE}")
+get_filename_component(name "${MISTAKE}" NAME_WE)
+
+if(MODE STREQUAL "apply")
+  file(READ "${SOLUTION}" text)
+  string(FIND "${text}" "${FIND}" first)
+  string(FIND "${text}" "${FIND}" last REVERSE)
+  if(first EQUAL -1 OR NOT first EQUAL last)
+    message(FATAL_ERROR "${name}: its FIND text must occur exactly once in ${SOLUTION}, and it "
+      "occurs ${first} / ${last} (the solution changed: update ${MISTAKE})")
+  endif()
+  string(REPLACE "${FIND}" "${REPLACE}" text "${text}")
+  if(EXISTS "${MUTATED}")
+    file(READ "${MUTATED}" old)
+    if(old STREQUAL text)
+      return()
+    endif()
+  endif()
+  file(WRITE "${MUTATED}" "${text}")
+  return()
+endif()
+
+list(JOIN TESTS "," spec)
+execute_process(COMMAND "${GRADER}" "${spec}" --reporter console
+  OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
+string(REGEX MATCH "test cases:[^\n]*" summary "${out}")
+if(rc EQUAL 0 OR rc EQUAL 4 OR summary STREQUAL "")
+  message(FATAL_ERROR "${name}: the mistake was not caught: the grader exited ${rc} on "
+    "\"${spec}\" (${summary}); it must fail:\n${out}")
+endif()
+# Catch2 wraps messages at 80 columns: matched with every run of white space made one space.
+string(REGEX REPLACE "[ \t\r\n]+" " " flat "${out}")
+set(problems "")
+foreach(regex IN LISTS EXPECT)
+  if(NOT flat MATCHES "${regex}")
+    string(APPEND problems "\n  the output does not say \"${regex}\" (the right cause)")
+  endif()
+endforeach()
+foreach(regex IN LISTS FORBID)
+  if(flat MATCHES "${regex}")
+    string(APPEND problems "\n  the output says \"${regex}\", a cause this kernel cannot have")
+  endif()
+endforeach()
+if(problems)
+  message(FATAL_ERROR "${name}: caught, but the likely cause is wrong:${problems}\n"
+    "Grader output:\n${out}")
+endif()
+message(STATUS "${name}: caught (${summary}), with the right likely cause")
