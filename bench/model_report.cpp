@@ -43,7 +43,7 @@ std::vector<LaunchCounters> counted(const std::function<void()>& call) {
   call();
   CUDA_CHECK(cudaDeviceSynchronize());
   histo_sim::counters_end();
-  histo::forget_resident_blocks();
+  histo::forget_device_cache();
   histo_sim::counters_begin();
   call();
   CUDA_CHECK(cudaDeviceSynchronize());

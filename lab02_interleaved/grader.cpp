@@ -112,3 +112,16 @@ TEST_CASE("the read-only probes read any size and alignment without faults", "[g
   CUDA_CHECK(cudaDeviceSynchronize());
   SUCCEED("both probes ran");
 }
+
+// ---- Cost ([perf]): counted by the CPU simulator with the H200's shape (histo/perf.hpp) ------
+
+TEST_CASE("cost: histogram_interleaved reads a warp's 32 bytes from one sector", "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "interleaved");
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::uniform, size_t(4) << 20);
+  histo::check_cost(c, "global load sectors per request", c.per(c.load_sectors, c.load_requests), 1.5,
+                    "the interleaved partition gives 1.00: lane l reads byte base + l, so a warp's "
+                    "32 bytes share one 32-byte sector",
+                    "each thread reads a contiguous chunk of its own (lab01's segmented indexing), "
+                    "or the index steps by something other than 1 between neighbouring threads, "
+                    "so each lane's byte sits in its own sector (32 per request)");
+}

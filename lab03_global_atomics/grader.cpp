@@ -532,3 +532,28 @@ TEST_CASE("histogram64 counts 2^32 + 2^20 + 3 bytes with one bin past 2^32", "[g
                    "the end mean an index that wraps at 2^31 or 2^32)");
   SUCCEED("histogram64 counts " << n << " bytes, bin 200 = " << expected[200]);
 }
+
+// ---- Cost ([perf]): counted by the CPU simulator with the H200's shape (histo/perf.hpp) ------
+
+TEST_CASE("cost: histogram_aggregated sends one atomic per distinct value of a warp",
+          "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "aggregated");
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::degenerate, size_t(4) << 20);
+  histo::check_cost(c, "global atomic passes per request (degenerate data: one value)",
+                    c.per(c.atomic_passes, c.atomic_requests), 1.5,
+                    "warp aggregation gives 1.00: the 32 lanes hold one value, so one leader adds "
+                    "32 once",
+                    "every lane still calls atomicAdd (the leader test is missing, or each lane "
+                    "adds 1 instead of the leader adding its group's count), so 32 lanes update "
+                    "one word one after another");
+}
+
+TEST_CASE("cost: histogram_aggregated stays a single atomic per value on text", "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "aggregated");
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::text, size_t(4) << 20);
+  histo::check_cost(c, "global atomic passes per request (English-like text)",
+                    c.per(c.atomic_passes, c.atomic_requests), 8.0,
+                    "warp aggregation gives about 5.6: one leader per distinct letter of the warp",
+                    "lanes with the same letter each send their own atomic (the groups are not "
+                    "found with __match_any_sync, or a non-leader adds too)");
+}

@@ -551,3 +551,39 @@ TEST_CASE("histogram_wide rejects bad arguments and zeroes its bins for n == 0",
       bins.guard_problem());
   histo::check_report(report);
 }
+
+// ---- Cost ([perf]): counted by the CPU simulator with the H200's shape (histo/perf.hpp) ------
+
+TEST_CASE("cost: histogram_shared sends no global atomic per input byte", "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "shared");
+  const size_t n = size_t(4) << 20;
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::uniform, n);
+  histo::check_cost(c, "global atomic requests per 32 input bytes", c.per(c.atomic_requests * 32, n), 0.05,
+                    "privatization gives about 0.01: only each block's merge, 256 bins, touches "
+                    "the global histogram",
+                    "the counting loop adds to the global bins (d_bins) instead of the block's "
+                    "shared bins, or the merge runs once per element instead of once per block");
+}
+
+TEST_CASE("cost: histogram_shared_vec16 reads 16 bytes per lane and load", "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "shared_vec16");
+  // 32 MiB: enough for every thread of the H200's grid to make full trips of 4 loads in flight.
+  const size_t n = size_t(32) << 20;
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::uniform, n);
+  histo::check_cost(c, "global load requests per 512 input bytes", c.per(c.load_requests * 512, n),
+                    1.25,
+                    "16-byte loads give 1.00: 32 lanes x 16 bytes = 512 bytes in one request",
+                    "the body is read a byte or a word at a time instead of as uint4 vectors "
+                    "(__ldg of a const uint4*): 4 to 16 requests carry what one could");
+}
+
+TEST_CASE("cost: histogram_shared_runs adds once per run on degenerate data", "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "shared_runs");
+  const size_t n = size_t(4) << 20;
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::degenerate, n);
+  histo::check_cost(c, "shared atomic instructions per 32 input bytes",
+                    c.per(c.shared_atomic_instructions * 32, n), 0.25,
+                    "run aggregation gives 0.06: a vector of 16 equal bytes is one run, one atomic",
+                    "every byte of a vector still gets its own atomicAdd: the run heads are not "
+                    "used to skip the bytes inside a run");
+}

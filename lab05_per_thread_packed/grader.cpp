@@ -368,3 +368,19 @@ TEST_CASE("the provided per-row and per-column layouts match the CPU reference",
   if (!reports.text().empty()) FAIL(reports.text());
   SUCCEED("both provided layouts match the reference, at the 255-element budget too");
 }
+
+// ---- Cost ([perf]): counted by the CPU simulator with the H200's shape (histo/perf.hpp) ------
+
+TEST_CASE("cost: histogram_packed counts without bank conflicts", "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "packed");
+  for (const histo::Dataset d : {histo::Dataset::uniform, histo::Dataset::degenerate}) {
+    const histo::CostCounts c = histo::require_cost(v, d, size_t(4) << 20);
+    histo::check_cost(c, "shared bank conflicts per shared load or store wavefront",
+                      c.per(c.shared_conflicts, c.shared_wavefronts), 0.02,
+                      "the 64 x 64 layout gives 0.00: word (row, column) is row * 64 + column, so "
+                      "a warp's 32 threads always touch 32 different banks",
+                      "a thread's counters are not in its own column: word column * 64 + row (a "
+                      "row per thread) puts all 32 threads in one bank on degenerate data, and the "
+                      "merge's reads collide unless its column index is rotated");
+  }
+}

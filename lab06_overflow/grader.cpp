@@ -11,6 +11,8 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <cmath>
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -561,4 +563,44 @@ TEST_CASE("stretch: histogram_merge_vec16 is right on grids of one and three blo
   check_on_small_grids({stretch.with("merge_vec16 on 1 block", merge_vec16_on<1>),
                         stretch.with("merge_vec16 on 3 blocks", merge_vec16_on<3>)});
   CHECK_THROWS_AS(histogram_merge_vec16_on_grid(nullptr, 0, nullptr, 0), std::invalid_argument);
+}
+
+// ---- Cost ([perf]): counted by the CPU simulator with the H200's shape (histo/perf.hpp) ------
+
+TEST_CASE("cost: the capstone's lane copies take one wavefront per shared atomic", "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "capstone");
+  for (const histo::Dataset d : {histo::Dataset::uniform, histo::Dataset::degenerate}) {
+    const histo::CostCounts c = histo::require_cost(v, d, size_t(4) << 20);
+    histo::check_cost(c, "shared atomic wavefronts per instruction",
+                      c.per(c.shared_atomic_wavefronts, c.shared_atomic_instructions), 1.1,
+                      "32 lane copies give 1.00: lane l adds only to its own copy, which lies in "
+                      "bank l, so no two lanes of a warp share a bank",
+                      "the copies collide: a copy laid out so that lane l's counter for one value "
+                      "is not in bank l (e.g. copy-major, lane * 256 + value), or fewer copies "
+                      "than lanes");
+  }
+}
+
+TEST_CASE("cost: the capstone reads the input as 16-byte vectors", "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "capstone");
+  const size_t n = size_t(4) << 20;
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::uniform, n);
+  histo::check_cost(c, "global load requests per 512 input bytes", c.per(c.load_requests * 512, n),
+                    1.25, "16-byte loads give 1.00: a warp's request carries 512 bytes",
+                    "the input is read in bytes or words: 4 to 16 requests carry what one could, "
+                    "and the loads, not the memory, limit the kernel");
+}
+
+TEST_CASE("cost: histogram_avoid launches no more blocks than its budget needs", "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "avoid");
+  const size_t n = size_t(4) << 20;
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::uniform, n);
+  // Each thread of a 64-thread block may take kMaxWordsPerThread words of kBytesPerWord bytes.
+  const double needed = std::ceil(double(n) / (double(kBytesPerWord) * kMaxWordsPerThread * kBlockSize));
+  histo::check_cost(c, "blocks launched per block the 255-count budget needs", c.per(c.blocks, 1) / needed,
+                    1.1,
+                    "the avoidance grid gives 1.00: words / (64 threads x the words a thread may "
+                    "count)",
+                    "the grid formula mixes bytes and words (as the CUDA Handbook's does), "
+                    "launching about four times the blocks the budget needs");
 }

@@ -16,6 +16,26 @@ void require_parallel_gpu(const char* why) {
   require_gpu();
 }
 
+CostCounts require_cost(const Variant& variant, Dataset dataset, size_t n) {
+  std::string why;
+  if (!cost_counts_available(&why)) SKIP(why);
+  const CostCounts counts = count_cost(variant, dataset, n);
+  if (!counts.correct)
+    FAIL(variant.id() << " gives wrong bins on " << counts.input
+                      << ": fix what its other tests report first; the cost of a wrong kernel "
+                         "grades nothing");
+  return counts;
+}
+
+void check_cost(const CostCounts& counts, const char* counter, double value, double bound,
+                const char* technique_gives, const char* likely_cause, bool at_least) {
+  const bool ok = at_least ? value >= bound : value <= bound;
+  INFO(counter << " = " << value << " on " << counts.input << "; the bound is "
+               << (at_least ? "at least " : "at most ") << bound << "; " << technique_gives
+               << ".\nLikely cause: " << likely_cause);
+  CHECK(ok);
+}
+
 void require_gpu() {
   const GpuStatus& s = gpu_status();
   if (!s.available) SKIP("no usable GPU: " << s.reason);

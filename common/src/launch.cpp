@@ -54,8 +54,14 @@ void prepare_output(const void* d_in, size_t n, void* d_bins, size_t num_bins,
   CUDA_CHECK(cudaMemsetAsync(d_bins, 0, num_bins * bytes_per_bin, stream));
 }
 
+namespace {
+int g_sm_count[64] = {};  // per device, asked once
+std::mutex g_occupancy_mutex;
+std::map<std::tuple<int, const void*, unsigned, size_t>, unsigned> g_occupancy;
+}  // namespace
+
 int device_sm_count() {
-  static int cached[64] = {};
+  int* cached = g_sm_count;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   if (device < 64 && cached[device]) return cached[device];
@@ -65,14 +71,10 @@ int device_sm_count() {
   return sms;
 }
 
-namespace {
-std::mutex g_occupancy_mutex;
-std::map<std::tuple<int, const void*, unsigned, size_t>, unsigned> g_occupancy;
-}  // namespace
-
-void forget_resident_blocks() {
+void forget_device_cache() {
   std::lock_guard<std::mutex> lock(g_occupancy_mutex);
   g_occupancy.clear();
+  for (int& sms : g_sm_count) sms = 0;
 }
 
 unsigned resident_blocks_per_sm(const void* kernel, unsigned block, size_t dynamic_shared,

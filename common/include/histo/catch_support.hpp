@@ -4,6 +4,7 @@
 
 #include "histo/datasets.hpp"
 #include "histo/grading.hpp"
+#include "histo/perf.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -63,6 +64,17 @@ void check_bad_arguments(const Variant& variant);
 // first reports.
 void check_byte_cases(const std::vector<Variant>& variants, const std::vector<size_t>& sizes,
                       const std::vector<size_t>& offsets, const std::vector<Dataset>& datasets);
+
+// The [perf] tests: the simulator's counts of one launcher call (histo/perf.hpp). SKIPs where
+// nothing can be counted (a GPU build, a simulator built without Clang), saying why; FAILs when
+// the kernel's bins are wrong (a wrong kernel's cost grades nothing).
+CostCounts require_cost(const Variant& variant, Dataset dataset, size_t n);
+
+// One [perf] bound: passes when value <= bound (or >= bound with at_least); otherwise fails
+// with what was measured and where, the bound, what the lab's technique gives and a likely
+// cause in the student's terms.
+void check_cost(const CostCounts& counts, const char* counter, double value, double bound,
+                const char* technique_gives, const char* likely_cause, bool at_least = false);
 
 // Finds a registered variant by name or FAILs.
 const Variant& find_variant(const std::vector<Variant>& variants, const char* name);

@@ -104,9 +104,10 @@ int device_sm_count();
 // remembered. Throws std::invalid_argument naming `who` when not even one block fits.
 unsigned resident_blocks_per_sm(const void* kernel, unsigned block, size_t dynamic_shared,
                                 const char* who);
-// Forgets what resident_blocks_per_sm remembered (the simulator's counters learn a kernel's
-// static shared memory from its first counted launch, which changes the answer).
-void forget_resident_blocks();
+// Forgets what device_sm_count and resident_blocks_per_sm remembered: the CPU simulator can
+// stand in for another GPU (histo_sim::select_gpu), and its counters learn a kernel's static
+// shared memory from its first counted launch, which changes the occupancy's answer.
+void forget_device_cache();
 template <typename Kernel>
 unsigned resident_blocks_per_sm(Kernel* kernel, unsigned block, size_t dynamic_shared,
                                 const char* who) {

@@ -3,9 +3,12 @@
 #   LAB      the lab (lab04)
 #   FIND     text of the solution's .cu that occurs exactly once, and REPLACE, what the mistake
 #            puts there instead
+#   FIND_2, REPLACE_2  optionally a second change of the same mistake
 #   TESTS    the names of the grader's test cases to run
 #   EXPECT   regular expressions the graders' output must match: the right likely cause
 #   FORBID   regular expressions it must not match: causes this kernel cannot have
+#   PASSES   optionally, test cases that must still pass: a correct but slow kernel (its
+#            TESTS are then the [perf] tests it must fail)
 # MODE apply: writes the solution SOLUTION with the mistake made into MUTATED.
 # MODE check: runs GRADER (the simulator's grader built from MUTATED) on TESTS, which must FAIL
 # (so the mistake is caught) and say what EXPECT says, and nothing that FORBID names.
@@ -26,6 +29,13 @@ if(MODE STREQUAL "apply")
       "occurs ${first} / ${last} (the solution changed: update ${MISTAKE})")
   endif()
   string(REPLACE "${FIND}" "${REPLACE}" text "${text}")
+  if(DEFINED FIND_2)
+    string(FIND "${text}" "${FIND_2}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${name}: its FIND_2 text does not occur in ${SOLUTION}")
+    endif()
+    string(REPLACE "${FIND_2}" "${REPLACE_2}" text "${text}")
+  endif()
   if(EXISTS "${MUTATED}")
     file(READ "${MUTATED}" old)
     if(old STREQUAL text)
@@ -60,5 +70,14 @@ endforeach()
 if(problems)
   message(FATAL_ERROR "${name}: caught, but the likely cause is wrong:${problems}\n"
     "Grader output:\n${out}")
+endif()
+if(DEFINED PASSES)
+  list(JOIN PASSES "," pass_spec)
+  execute_process(COMMAND "${GRADER}" "${pass_spec}" --reporter console
+    OUTPUT_VARIABLE pass_out ERROR_VARIABLE pass_out RESULT_VARIABLE pass_rc)
+  if(NOT pass_rc EQUAL 0)
+    message(FATAL_ERROR "${name}: a correct but slow kernel must pass \"${pass_spec}\", and the "
+      "grader exited ${pass_rc}:\n${pass_out}")
+  endif()
 endif()
 message(STATUS "${name}: caught (${summary}), with the right likely cause")
