@@ -528,7 +528,8 @@ TEST_CASE("histogram_capstone keeps two calls on two streams apart", "[gpu]") {
                                inputs[k].size(), size_t(k == 0 ? 0 : 3), shapes[k].describe()};
     histo::check_report(histo::compare_bins(
         histo::widen(histo::reference_histogram(inputs[k].data(), inputs[k].size())),
-        bins[k].fetch(), inputs[k].size(), info, bins[k].guard_problem()));
+        bins[k].fetch(), inputs[k].size(), info, bins[k].guard_problem(),
+        bins[k].work_problem(inputs[k].size())));
   }
 }
 
