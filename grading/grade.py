@@ -41,6 +41,7 @@ Settings (options, or the environment):
 Points per test: grading/points/LAB.toml (see grading/points/README.md).
 """
 import argparse
+import codecs
 import concurrent.futures
 import contextlib
 import csv
@@ -159,10 +160,6 @@ def truncate(text, limit):
     return (text[:half] + f"\n[... {len(text) - limit} characters cut ...]\n" + text[-half:])
 
 
-def sha256(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 # ----------------------------------------------------------------------------------------------
 # Points: grading/points/LAB.toml, first matching pattern wins.
 
@@ -209,6 +206,468 @@ def points_for(name, config):
 
 
 # ----------------------------------------------------------------------------------------------
+# Intake: the one source taken from a submission. It must be a regular file (never a symbolic
+# link, nor anything reached through one, nor a device or pipe), at most SOURCE_LIMIT bytes, and
+# text. Anything else is recorded as what it is, with 0 points.
+
+SOURCE_LIMIT = 1 << 20
+# Folders a zip or an editor adds that hold no submission (macOS resource forks, VCS metadata).
+IGNORED_FOLDERS = {"__MACOSX", ".git", ".svn", ".hg", ".vscode", ".idea"}
+
+
+class Source:
+    """The source taken from a submission: its name relative to the submission, and its bytes
+    (read once, so that what is hashed, checked and built is the same)."""
+
+    def __init__(self, name, data):
+        self.name = name
+        self.data = data
+        self.sha256 = hashlib.sha256(data).hexdigest()
+
+
+def kind_of(mode):
+    for test, what in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"),
+                       (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def link_text(path):
+    """Where a symbolic link points, as its text says (a place in the course named from the
+    course's root)."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        return "?"
+    resolved = Path(os.path.normpath(Path(path).parent / target))
+    if within(resolved, ROOT):
+        return f"{resolved.relative_to(ROOT)} in the course"
+    return target if len(target) <= 120 else target[:117] + "..."
+
+
+def read_source(path, name):
+    """(Source, "") for a regular text file of at most SOURCE_LIMIT bytes, else (None, why)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        if os.path.islink(path):
+            return None, f"{name} is a symbolic link (to {link_text(path)}), not a file: links are not graded"
+        return None, f"{name} cannot be read ({e.strerror})"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, f"{name} is {kind_of(st.st_mode)}, not a file"
+        if st.st_size > SOURCE_LIMIT:
+            return None, (f"{name} is {st.st_size} bytes, more than the {SOURCE_LIMIT >> 20} MiB "
+                          f"a source may have")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(SOURCE_LIMIT + 1)
+    finally:
+        os.close(fd)
+    if len(data) > SOURCE_LIMIT:
+        return None, f"{name} is more than the {SOURCE_LIMIT >> 20} MiB a source may have"
+    controls = sum(data.count(bytes([c])) for c in range(32) if c not in (9, 10, 11, 12, 13))
+    if b"\0" in data or controls > len(data) // 100:
+        return None, f"{name} is not text (it holds NUL or control bytes: a binary file?)"
+    return Source(name, data), ""
+
+
+def decorated(name, source_name):
+    """True for a name a download or an upload form makes of the lab file's name:
+    "lab04_shared_privatized (1).cu", "lab04_shared_privatized-2.cu", "Copy of lab04_...cu"."""
+    stem, lower = source_name[:-3].lower(), name.lower()
+    if not lower.endswith(".cu"):
+        return False
+    lower = re.sub(r"^copy of\s+", "", lower[:-3])
+    return lower.startswith(stem) and re.fullmatch(r"[\s_.\-()0-9]*(copy|v)?[\s_.\-()0-9]*",
+                                                   lower[len(stem):]) is not None
+
+
+def listing(paths, limit=8):
+    names = [str(p) for p in paths]
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "") if names else "nothing"
+
+
+def take_source(entry, source_name):
+    """The lab's source in a submission (a folder, or a file <student>.cu): (Source, "") or
+    (None, the one-line status saying why none is taken)."""
+    entry = Path(entry)
+    if entry.is_symlink():
+        return None, f"the submission is a symbolic link (to {link_text(entry)}): links are not graded"
+    try:
+        mode = entry.lstat().st_mode
+    except OSError as e:
+        return None, f"the submission cannot be read ({e.strerror})"
+    if stat.S_ISREG(mode):
+        return read_source(entry, entry.name)
+    if not stat.S_ISDIR(mode):
+        return None, f"the submission is {kind_of(mode)}, not a file or a folder"
+    received, exact, other_cu, folder_links = [], [], [], []
+    for dirpath, dirnames, filenames in os.walk(entry):  # never follows a link
+        d = Path(dirpath)
+        for n in sorted(dirnames):
+            if (d / n).is_symlink():
+                folder_links.append(d / n)
+                received.append((d / n).relative_to(entry))
+        dirnames[:] = sorted(n for n in dirnames if n not in IGNORED_FOLDERS and not (d / n).is_symlink())
+        for n in sorted(filenames):
+            p = d / n
+            if n.startswith("._"):  # macOS resource forks in a zip
+                continue
+            received.append(p.relative_to(entry))
+            if n == source_name:
+                exact.append(p)
+            elif n.lower().endswith(".cu"):
+                other_cu.append(p)
+
+    def take(p):
+        return read_source(p, str(p.relative_to(entry)))
+
+    if exact:
+        depth = min(len(p.relative_to(entry).parts) for p in exact)
+        top = [p for p in exact if len(p.relative_to(entry).parts) == depth]
+        if len(top) == 1:
+            return take(top[0])
+        return None, (f"several candidates for {source_name}: "
+                      f"{listing(p.relative_to(entry) for p in top)} (submit one)")
+    for link in folder_links:
+        if os.path.lexists(link / source_name):
+            return None, (f"{source_name} is in a folder that is a symbolic link "
+                          f"({link.relative_to(entry)} -> {link_text(link)}): links are not graded")
+    candidates = [p for p in other_cu if decorated(p.name, source_name)]
+    if len(candidates) == 1:
+        return take(candidates[0])
+    if candidates:
+        return None, (f"missing {source_name}; several candidates: "
+                      f"{listing(p.relative_to(entry) for p in candidates)} (submit one, named {source_name})")
+    return None, f"missing {source_name}; received: {listing(received)}"
+
+
+# ----------------------------------------------------------------------------------------------
+# What a submission may read at compile time. The compiler itself lists the files it opened
+# (its dependency output, so an #include through a macro or behind __has_include counts): the
+# submission, its lab's headers, common/include/histo/, sim/include/, and system or CUDA Toolkit
+# headers. Anything else (another lab's file, the build tree, a file outside the course) fails as
+# "includes a file it may not: <name>" before the real build, so no compiler message can quote
+# it. Embedding a file (.incbin in inline assembly, #embed) fails the same way.
+
+HEADER_SUFFIXES = {".h", ".hpp", ".cuh"}
+PREPROCESS_TIMEOUT = 120  # seconds for the preprocessor alone
+PREPROCESS_MEMORY = 8 << 30  # bytes of address space for it
+_system_dirs_cache = {}
+
+
+def system_include_dirs(compiler):
+    """The directories `compiler` searches for <...> headers (resolved)."""
+    if compiler not in _system_dirs_cache:
+        dirs = []
+        try:
+            out = subprocess.run([compiler, "-E", "-x", "c++", "-", "-v"], input="", capture_output=True,
+                                 text=True, timeout=60).stderr
+            inside = False
+            for line in out.splitlines():
+                if line.startswith("#include <...> search starts here"):
+                    inside = True
+                elif line.startswith("End of search list"):
+                    inside = False
+                elif inside and line.strip():
+                    dirs.append(Path(line.split(" (framework")[0].strip()).resolve())
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        _system_dirs_cache[compiler] = dirs
+    return _system_dirs_cache[compiler]
+
+
+def within(path, folder):
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False
+
+
+class ReadPolicy:
+    """Which files the build of one submission may read, and how to name a file to a student."""
+
+    def __init__(self, tree, folder, out, source):
+        self.tree = tree.resolve()
+        self.folder = folder
+        self.out = out.resolve()
+        self.submission = (self.tree / folder / (folder + ".cu"))
+        self.source = source  # the Source, for its name
+        self.extra_allowed = set()  # the build's own files that compile the source (sim wrappers)
+        self.system = []
+
+    def add_compiler(self, args):
+        """System directories of the compile command `args` (its compiler's, the CUDA Toolkit's,
+        and its -I/-isystem folders outside the course tree)."""
+        compiler = args[0]
+        resolved = Path(shutil.which(compiler) or compiler).resolve()
+        if resolved.name.startswith("nvcc"):
+            self.system.append(resolved.parent.parent)  # the toolkit: include/, targets/*/include
+            host = next((a.split("=", 1)[1] for a in args if a.startswith("-ccbin=")), None)
+            if host is None and "-ccbin" in args:
+                host = args[args.index("-ccbin") + 1]
+            self.system += system_include_dirs(host or "g++")
+        else:
+            self.system += system_include_dirs(compiler)
+        for i, a in enumerate(args):
+            for flag in ("-isystem", "-I"):
+                if a.startswith(flag):
+                    d = a[len(flag):] or (args[i + 1] if i + 1 < len(args) else "")
+                    d = Path(d).resolve()
+                    if d.is_dir() and not self.in_course(d):
+                        self.system.append(d)
+
+    def in_course(self, p):
+        return within(p, self.tree) or within(p, ROOT) or within(p, self.out)
+
+    def allowed(self, p):
+        p = Path(p).resolve()
+        if p == self.submission or p in self.extra_allowed:
+            return True
+        if within(p, self.tree):
+            rel = p.relative_to(self.tree)
+            return ((rel.parent == Path(self.folder) and p.suffix in HEADER_SUFFIXES)
+                    or within(rel, Path("common/include/histo")) or within(rel, Path("sim/include")))
+        if self.in_course(p):
+            return False
+        return any(within(p, d) for d in self.system)
+
+    def name(self, p):
+        """A file as the student may see it named: never a path of the grader's slots."""
+        resolved = Path(p).resolve()
+        if resolved == self.submission:
+            return self.source.name
+        for base in (self.tree, ROOT, self.out):
+            if within(resolved, base):
+                return str(resolved.relative_to(base))
+        return os.path.normpath(p)
+
+
+def string_literals(text):
+    """The contents of the C string literals in `text`, escapes decoded and adjacent literals
+    joined (as the compiler joins "a" "b"); comments and character literals are skipped."""
+    token = re.compile(r"//[^\n]*|/\*.*?\*/|'(?:\\.|[^'\\\n])*'|"
+                       r'(?:\bu8|\bu|\bU|\bL)?R"([^()\\\s]{0,16})\((.*?)\)\1"|"((?:\\.|[^"\\\n])*)"', re.S)
+    runs, current, last_end = [], None, None
+    for m in token.finditer(text):
+        if m.group(2) is None and m.group(3) is None:
+            continue  # a comment or a character literal
+        body = m.group(2)
+        if body is None:
+            try:
+                body = codecs.decode(m.group(3).encode("latin-1", "backslashreplace"), "unicode_escape")
+            except (UnicodeDecodeError, ValueError):
+                body = m.group(3)
+        if current is not None and text[last_end:m.start()].strip() == "":
+            current += body
+        else:
+            if current is not None:
+                runs.append(current)
+            current = body
+        last_end = m.end()
+    if current is not None:
+        runs.append(current)
+    return runs
+
+
+def embedding(text):
+    """(file, how) when a source embeds a file's bytes: #embed, or .incbin (or .include) in
+    inline assembly, however its string is spelled (split, escaped, built by macros); else None."""
+    m = (re.search(r'^\s*#\s*embed\s*[<"]([^>"\n]*)', text, re.M)
+         or re.search(r'__has_embed\s*\(\s*[<"]([^>"\n]*)', text))
+    if m:
+        return m.group(1), "#embed"
+    for literal in string_literals(text):
+        m = (re.search(r"\b(incbin)\b\s*\"?([^\"\n]*)", literal, re.I)
+             or re.search(r"(?:^|[\n;])\s*\.(include)\b\s*\"?([^\"\n]*)", literal, re.I))
+        if m:
+            return m.group(2).strip() or "a file", f".{m.group(1).lower()} in inline assembly"
+    if re.search(r"incbin", text, re.I):
+        return "a file named by .incbin", "inline assembly"
+    return None
+
+
+def parse_depfile(text):
+    """The prerequisites of a Make-style dependency file (-M / -MD output)."""
+    text = text.replace("\\\n", " ")
+    deps = []
+    for rule in text.splitlines():
+        if ":" not in rule:
+            continue
+        # The target ends at the first ": " (or ":" at the end); paths may hold escaped spaces.
+        m = re.match(r"^((?:\\.|[^:\\]|:(?!\s|$))*):(?:\s|$)(.*)$", rule)
+        if not m:
+            continue
+        for token in re.findall(r"(?:\\.|[^\s\\])+", m.group(2)):
+            deps.append(re.sub(r"\\(.)", r"\1", token).replace("$$", "$"))
+    return deps
+
+
+def compile_commands_for(build, submission):
+    """The compile commands (compile_commands.json) that compile the submission: its own file,
+    or a simulator wrapper (sim_sources/*.cpp) that #includes it."""
+    try:
+        entries = json.loads((build / "compile_commands.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return []
+    found = []
+    for e in entries:
+        f = Path(e["directory"], e["file"]).resolve()
+        wraps = f.parent.name == "sim_sources" and str(submission) in f.read_text(errors="replace")
+        if f == submission.resolve() or wraps:
+            args = e.get("arguments") or shlex.split(e["command"])
+            found.append((Path(e["directory"]), f, args))
+    return found
+
+
+# Flags of a compile command that produce its outputs: dropped for the preprocessing run.
+_OUTPUT_FLAGS_WITH_VALUE = {"-o", "-MT", "-MQ", "-MF", "--dependency-output", "-odir"}
+_OUTPUT_FLAGS = {"-c", "-MD", "-MMD", "--generate-dependencies-with-compile",
+                 "--generate-nonsystem-dependencies-with-compile", "-Winvalid-pch"}
+
+
+def preprocess_only(args, depfile, preprocessed):
+    kept, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in _OUTPUT_FLAGS_WITH_VALUE:
+            skip = True
+            continue
+        if a in _OUTPUT_FLAGS or any(a.startswith(f + "=") for f in _OUTPUT_FLAGS_WITH_VALUE):
+            continue
+        kept.append(a)
+    # -H also names each header as it is opened, so a run stopped by a missing header (which
+    # writes no dependency file) still tells what it read before.
+    if Path(kept[0]).name.startswith("nvcc"):
+        # nvcc -M lists the files of every pass (host and each GPU architecture).
+        return kept + ["-M", "-MF", str(depfile), "-Xcompiler=-H"]
+    return kept + ["-E", "-H", "-MD", "-MF", str(depfile), "-o", str(preprocessed)]
+
+
+def limit_preprocessor():
+    """In the preprocessor's process: memory enough for any honest source, so that an include of
+    a device such as /dev/zero fails at once instead of reading it for minutes."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (PREPROCESS_MEMORY, PREPROCESS_MEMORY))
+
+
+def compile_read_problem(policy, build, work):
+    """Runs before the build. Returns (refused, failed): `refused` is the status of a submission
+    whose build would read a file it may not ("" if none); `failed` is the preprocessor's output
+    when it stopped with an error, which the build would meet too (None if it did not). `work`
+    is a scratch folder."""
+    def embedded(text):
+        found = embedding(text)
+        if not found:
+            return ""
+        name, how = found
+        return f"includes a file it may not: {policy.name(name) if name.startswith('/') else name} ({how})"
+
+    problem = embedded(policy.source.data.decode("utf-8", errors="replace"))
+    if problem:
+        return problem, None
+    commands = compile_commands_for(build, policy.submission)
+    for _, f, _ in commands:
+        policy.extra_allowed.add(f)
+    work.mkdir(parents=True, exist_ok=True)
+    for n, (directory, f, args) in enumerate(commands):
+        policy.add_compiler(args)
+        depfile, pre = work / f"deps{n}.d", work / f"pre{n}.i"
+        depfile.unlink(missing_ok=True)
+        # -H names each file as it is opened: the run stops at the first one not allowed, or
+        # after PREPROCESS_TIMEOUT seconds.
+        try:
+            proc = subprocess.Popen(preprocess_only(args, depfile, pre), cwd=directory,
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, text=True, errors="replace",
+                                    preexec_fn=limit_preprocessor)
+        except OSError:
+            continue  # the build itself will say what is wrong
+        watchdog = threading.Timer(PREPROCESS_TIMEOUT, proc.kill)
+        watchdog.start()
+        refused, messages = "", []
+        try:
+            for line in proc.stderr:
+                m = re.match(r"^\.+ (\S.*)$", line.rstrip("\n"))
+                if not m:
+                    messages.append(line)
+                elif not policy.allowed(directory / m.group(1)):
+                    refused = f"includes a file it may not: {policy.name(directory / m.group(1))}"
+                    proc.kill()
+                    break
+        finally:
+            watchdog.cancel()
+            proc.stderr.close()
+            proc.wait()
+        if refused:
+            return refused, None
+        try:
+            deps = parse_depfile(depfile.read_text(errors="replace"))
+        except OSError:
+            deps = []
+        for dep in deps:
+            p = (directory / dep)
+            if not policy.allowed(p):
+                return f"includes a file it may not: {policy.name(p)}", None
+        if pre.exists():
+            # Macros can assemble an .incbin that the source never spells out.
+            problem = embedded(pre.read_text(errors="replace"))
+            pre.unlink()
+            if problem:
+                return problem, None
+        if proc.returncode != 0:
+            why = "".join(messages) or f"the preprocessor stopped (exit {proc.returncode})\n"
+            return "", why
+    return "", None
+
+
+# ----------------------------------------------------------------------------------------------
+# What a student sees of a failed build: the compiler's messages about the submission's lines
+# (and about the course's own headers), with files named as the student knows them. A message
+# located in any other file is left out, with its quoted lines, so that no file of the grader's
+# (nor one a link or #line pointed at) is ever shown.
+
+_GCC_LOCATION = re.compile(r"^(\S[^:]*?):(\d+):(?:(\d+):)? (.*)$")
+_NVCC_LOCATION = re.compile(r"^(\S.*?)\((\d+)\): (.*)$")
+
+
+def student_messages(log, policy, cwd):
+    kept, keeping = [], False
+    tree = re.escape(str(policy.tree)) + r"/[^\s:()'\"`]+"
+
+    def rename(line):
+        return re.sub(tree, lambda m: policy.name(m.group(0)), line)
+
+    for line in log.splitlines():
+        m = _GCC_LOCATION.match(line) or _NVCC_LOCATION.match(line)
+        if m and (Path(cwd) / m.group(1)).is_file():
+            keeping = policy.allowed(Path(cwd) / m.group(1))
+            if keeping:
+                kept.append(rename(line))
+            continue
+        if line[:1].isspace() and keeping:
+            kept.append(rename(line))
+            continue
+        keeping = False
+        for what in ("undefined reference to", "multiple definition of"):
+            if what in line:
+                kept.append("link error: " + what + line.split(what, 1)[1])
+        if "build ran past" in line or re.match(r"^(cc1plus|cc1|nvcc|cicc|ptxas)( fatal)?\s*: ", line):
+            kept.append(rename(line))  # the build or a compiler stopped, naming no file's lines
+    if not kept:
+        return ("(the compiler's messages concern files other than your source and are not shown; "
+                "check what your file includes)")
+    return "\n".join(kept[:200])
+
+
+# ----------------------------------------------------------------------------------------------
 # Build slots.
 
 class Grading:
@@ -231,11 +690,12 @@ class Grading:
         self.test_runs = TestRuns()
         self.parallel_tests = 1  # how many submissions' tests may run at once (set by run())
 
-    # A tar of the course tree (no build outputs, no git, no solutions): what every slot is
-    # restored to before a build, so that nothing a submission wrote survives into the next.
+    # A tar of the course tree (no build outputs, no git, no solutions, no slides): what every
+    # slot is restored to before a build, so that nothing a submission wrote survives into the
+    # next, and nothing a submission could include holds an answer.
     def snapshot_course(self):
         self.slots_dir.mkdir(parents=True, exist_ok=True)
-        skip = {"build", "solutions"}
+        skip = {"build", "solutions", "slides"}
         tmp = self.pristine.with_suffix(".tmp")
         with tarfile.open(tmp, "w") as tar:
             for entry in sorted(ROOT.iterdir()):
@@ -282,12 +742,15 @@ class Grading:
         tree.mkdir(parents=True, exist_ok=True)
         self.restore(tree)
         # A slot is reused only if it was built with the same settings.
-        settings = f"{self.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')} | {' '.join(self.labels)}"
+        settings = (f"{self.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')} | {' '.join(self.labels)}"
+                    " | compile commands")
         if ready.exists() and ready.read_text().splitlines()[1:2] == [settings]:
             return tree
         ready.unlink(missing_ok=True)
         shutil.rmtree(build, ignore_errors=True)
-        cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", self.preset]
+        # compile_commands.json: the commands whose preprocessor lists what a submission reads.
+        cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", self.preset,
+               "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
         cmd += shlex.split(os.environ.get("GRADE_CMAKE_ARGS", ""))
         log = tree / "prepare.log"
         with open(log, "w") as f:
@@ -330,6 +793,12 @@ class Grading:
         for tree in trees:
             self.slot_queue.put(tree)
 
+    # Test output names the grader's files by where a build slot had them: named from the
+    # course's root instead (and the submission's folder from itself).
+    def course_paths(self, text):
+        text = re.sub(re.escape(str(self.slots_dir)) + r"/slot\d+/", "", text)
+        return text.replace(str(self.out) + "/", "").replace(str(ROOT) + "/", "")
+
     def label_args(self):
         args = ["-L", f"^{self.lab}$"]
         for label in self.labels:  # "cpu|sim": either label
@@ -358,57 +827,66 @@ class Grading:
     # ------------------------------------------------------------------------------------------
     # One submission.
 
-    def find_source(self, entry):
-        entry = Path(entry)
-        if entry.is_file():
-            return entry if entry.suffix == ".cu" else None
-        matches = sorted(p for p in entry.rglob(self.source_name) if p.is_file())
-        return matches[0] if matches else None
-
-    def already_graded(self, name, src):
+    def already_graded(self, name, source):
         results = self.out / name / "results.json"
-        if not results.exists() or src is None:
+        if not results.exists() or source is None:
             return False
         try:
             extra = json.loads(results.read_text()).get("extra_data", {})
         except (json.JSONDecodeError, OSError):
             return False
-        return extra.get("source_sha256") == sha256(src)
+        return extra.get("source_sha256") == source.sha256
 
     def grade(self, name, entry, gpu_queue):
-        src = self.find_source(entry)
+        source, problem = take_source(entry, self.source_name)
         sub = self.out / name
         start = time.time()
         shutil.rmtree(sub, ignore_errors=True)
         sub.mkdir(parents=True)
         record = {"submission": name, "built": False, "status": [], "tests": []}
-        if src is None:
-            record["status"].append(f"missing {self.source_name}")
+        if source is None:
+            record["status"].append(problem)
+            record["not_run"] = problem
             return self.finish(sub, record, None, start)
 
         tree = self.slot_queue.get()
         try:
             self.restore(tree)
-            shutil.copyfile(src, tree / self.folder / self.source_name)
+            (tree / self.folder / self.source_name).write_bytes(source.data)
             build = tree / "build" / "grading"
-            targets = (tree / "ready").read_text().splitlines()[0].split()
-            cmd = ["cmake", "--build", str(build), "-j", "1", "--target", *targets]
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                                      timeout=env_int("GRADE_BUILD_TIMEOUT", 600))
-                built, log = proc.returncode == 0, proc.stdout + proc.stderr
-            except subprocess.TimeoutExpired as e:
-                built, log = False, f"build ran past {e.timeout} s\n"
+            policy = ReadPolicy(tree, self.folder, self.out, source)
+            # Before the build: a file it may not read is refused unread by any compiler message.
+            refused, failed = compile_read_problem(policy, build, build / "intake")
+            if refused:
+                built, log = False, refused + "\n"
+            elif failed is not None:
+                # The preprocessor already failed: so would the build; its messages are the same.
+                built, log = False, failed
+                record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
+            else:
+                targets = (tree / "ready").read_text().splitlines()[0].split()
+                cmd = ["cmake", "--build", str(build), "-j", "1", "--target", *targets]
+                try:
+                    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                                          timeout=env_int("GRADE_BUILD_TIMEOUT", 600))
+                    built, log = proc.returncode == 0, proc.stdout + proc.stderr
+                except subprocess.TimeoutExpired as e:
+                    built, log = False, f"build ran past {e.timeout} s\n"
+                if not built:
+                    record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
             (sub / "build.log").write_text(truncate(log, BUILD_LOG_LIMIT))
             if built:
                 self.collect_graders(tree, sub / "run")
         finally:
             self.slot_queue.put(tree)
         record["built"] = built
+        if refused:
+            record["status"].append(refused)
+            record["not_run"] = refused
+            return self.finish(sub, record, source, start)
         if not built:
             record["status"].append("does not compile")
-            record["build_output"] = truncate(compiler_errors(log), OUTPUT_LIMIT)
-            return self.finish(sub, record, src, start)
+            return self.finish(sub, record, source, start)
 
         gpu = gpu_queue.get()
         record["test_window"] = [time.time()]
@@ -427,7 +905,7 @@ class Grading:
             record["test_window"].append(time.time())
             record["gpu"] = gpu
             gpu_queue.put(gpu)
-        return self.finish(sub, record, src, start)
+        return self.finish(sub, record, source, start)
 
     # Runs the submission's tests; returns the files written outside its folder meanwhile.
     # again=True: a second run only to see what it writes (its results are not kept).
@@ -478,10 +956,10 @@ class Grading:
             if rc == 99:
                 record["status"].append(f"races (see {log.name})")
 
-    def finish(self, sub, record, src, start):
+    def finish(self, sub, record, source, start):
         tests = {t["name"]: t for t in record["tests"]}
-        if src is None:
-            note = f"not run: the submission has no {self.source_name}"
+        if record.get("not_run"):
+            note = f"not run: {record['not_run']}"
         elif not record["built"]:
             note = "not run: the submission does not compile"
         else:
@@ -493,21 +971,32 @@ class Grading:
                 tests[name] = {"name": name, "result": "skipped", "output": self.skipped_here[name]}
             else:
                 tests[name] = {"name": name, "result": "failed", "output": note}
-        results = self.results_json(record, list(tests.values()), src, time.time() - start)
+        results = self.results_json(record, list(tests.values()), source, time.time() - start)
         (sub / "results.json").write_text(json.dumps(results, indent=1) + "\n")
         extra = results["extra_data"]
         say(f"{record['submission']}: {results['score']:g}/{extra['max_score']:g} {extra['status']}")
         return results
 
-    def results_json(self, record, tests, src, elapsed):
+    def results_json(self, record, tests, source, elapsed):
         counts = {"passed": 0, "failed": 0, "skipped": 0}
         gs_tests, score, max_score = [], 0.0, 0.0
         status = list(record["status"])
+        # Bins that no kernel counted (the graders' OutputWatch): the lab's work was not done, so
+        # no test of this submission scores, not even the CPU checks it passed.
+        not_counted = counted_elsewhere(tests)
+        if not_counted:
+            status.insert(0, not_counted)
+            for t in tests:
+                if t["result"] == "passed":
+                    t["result"] = "failed"
+                    t["output"] = (f"0 points: {not_counted} (see the failing kernel tests); no test "
+                                   f"of this submission scores\n\n" + t["output"])
         for number, t in enumerate(sorted(tests, key=lambda t: t["name"]), 1):
             points, visibility = points_for(t["name"], self.points)
             counts[t["result"]] += 1
             entry = {"name": t["name"], "number": str(number), "visibility": visibility,
-                     "output": truncate(t["output"], OUTPUT_LIMIT), "output_format": "text"}
+                     "output": truncate(self.course_paths(t["output"]), OUTPUT_LIMIT),
+                     "output_format": "text"}
             if t["result"] == "skipped":
                 # Skipped is neither passed nor a student's fault: shown, worth nothing here.
                 entry.update(score=0.0, max_score=0.0)
@@ -547,17 +1036,13 @@ class Grading:
                 "passed": counts["passed"], "failed": counts["failed"],
                 "skipped": counts["skipped"], "max_score": round(max_score, 4),
                 "status": "; ".join(status),
-                "source_sha256": sha256(src) if src else "",
+                "source_sha256": source.sha256 if source else "",
+                "source": source.name if source else "",
                 # Which GPU ran the tests, and when: shows that no two submissions shared one.
                 "gpu": record.get("gpu"),
                 "test_window": [round(t, 2) for t in record.get("test_window", [])],
             },
         }
-
-
-def compiler_errors(log):
-    lines = [l for l in log.splitlines() if re.search(r"error|Error|undefined reference", l)]
-    return "\n".join(lines[:60]) or log[-OUTPUT_LIMIT:]
 
 
 # CTest's console verdict per test ("Passed", "***Failed", "***Timeout", "***Exception:
@@ -571,6 +1056,24 @@ def ctest_verdicts(log):
     for m in re.finditer(r"^\s*\d+/\d+ Test\s+#\d+: (.+?) \.+\s*(\**)(.+?)\s+[\d.]+ sec$", text, re.M):
         verdicts[m.group(1)] = m.group(3).strip()
     return verdicts
+
+
+# What the graders say when a launcher's bins were not counted by a kernel (compare_bins with a
+# work problem, common/src/grading.cpp), as a status.
+NOT_COUNTED = "the bins were not counted by a kernel"
+
+
+def counted_elsewhere(tests):
+    said = " ".join(" ".join(t["output"].split()) for t in tests if t["result"] == "failed"
+                    and NOT_COUNTED in t["output"])
+    if not said:
+        return ""
+    how = []
+    if "no kernel was launched" in said:
+        how.append("no kernel launched")
+    if "the host wrote into the output" in said:
+        how.append("bins copied in from the host (cudaMemcpy into d_bins)")
+    return "counts on the host, not in its kernel: " + ", ".join(how or ["see the kernel tests"])
 
 
 def parse_junit(path, verdicts):
@@ -718,8 +1221,8 @@ def run(args, names_and_entries, slots_dir=None):
         g.names |= {name for name, _ in submissions_of(g.submissions)}
     todo = []
     for name, entry in names_and_entries:
-        src = g.find_source(entry)
-        if not args.force and g.already_graded(name, src):
+        source, _ = take_source(entry, g.source_name)
+        if not args.force and g.already_graded(name, source):
             say(f"{name}: already graded (use --force to grade again)")
             continue
         todo.append((name, entry))
