@@ -2,7 +2,7 @@
 """Grades students' versions of one lab: many at once, on Gradescope, or as Slurm array tasks.
 
 usage:
-  grade.py run    LAB SUBMISSIONS OUT [--force] [--gpus LIST|none] [--build-slots K] ...
+  grade.py run    LAB SUBMISSIONS OUT [--engine gpu|sim|cpu] [--force] [--gpus LIST|none] ...
   grade.py one    LAB SUBMISSION_DIR OUT [--results FILE]      (Gradescope: one submission)
   grade.py slurm  LAB SUBMISSIONS OUT [--per-task B] [--sbatch-args "..."]
   grade.py gather OUT                                          (grades.csv from every result)
@@ -18,18 +18,27 @@ the lab's student grader targets are rebuilt. The graders and their CTest files 
 into the submission's own folder OUT/<student>/, the slot is freed for the next build, and CTest
 runs the lab's tests there, holding one GPU (CUDA_VISIBLE_DEVICES) so that two submissions never
 share a GPU. Builds run in parallel on the CPU cores while other submissions hold the GPUs.
+Without a GPU the kernels run in the CPU simulator. The code is in grading/histo_grading/:
+submissions (what is taken from a submission), reads (what its build may read), slots, tests
+(running them), results (points, results.json, grades.csv), engines, batch (one run), slurm.
 
 Per submission OUT/<student>/ gets results.json (Gradescope's format, with the grading status
 in extra_data), junit.xml, build.log and test.log; OUT/grades.csv sums them up. A submission
 that does not compile, crashes, runs past its time, prints megabytes, or writes files outside
-its folder is recorded as such; nothing a submission does stops the batch. A submission already
-graded (same source) is skipped unless --force.
+its folder is recorded as such, and so is one that is not the student's own work (a link, an
+include of a file it may not read, bins counted on the host: grading/README.md); nothing a
+submission does stops the batch. A submission already graded (the same source, with the same
+engine, labels, points file and graders) is skipped unless --force.
 
 Settings (options, or the environment):
-  --preset / GRADE_PRESET        CMake configure preset (default student-gpu with a GPU, else student)
+  --engine / GRADE_ENGINE        what runs the kernels: gpu (the GPUs; the default with a GPU),
+                                 sim (the CPU simulator; the default without one), cpu (CPU
+                                 checks only). It sets the preset and labels below unless given.
+  --preset / GRADE_PRESET        CMake configure preset (gpu: student-gpu; sim and cpu: sim; e.g.
+                                 sim-tsan reports races as "races (...)"); alone it implies its
+                                 engine (sim* the simulator)
   --labels / GRADE_LABELS        CTest labels a test must carry besides LAB, all required; "a|b"
-                                 takes either (default: "cpu|gpu" with a GPU, else "cpu"; for the
-                                 CPU simulator preset "cpu|sim")
+                                 takes either (gpu: "cpu|gpu"; sim: "cpu|sim"; cpu: "cpu")
   --gpus / GRADE_GPUS            GPU ids to use, comma-separated, or "none" (default: every GPU
                                  nvidia-smi lists, else none)
   --build-slots / GRADE_BUILD_SLOTS  parallel builds (default: half the CPU cores, 1 to 8)
@@ -41,770 +50,16 @@ Settings (options, or the environment):
 Points per test: grading/points/LAB.toml (see grading/points/README.md).
 """
 import argparse
-import concurrent.futures
-import contextlib
-import csv
-import fnmatch
-import hashlib
-import json
 import os
-import queue
-import re
-import shlex
 import shutil
-import stat
-import subprocess
 import sys
-import tarfile
-import threading
-import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-GRADING = ROOT / "grading"
-# What a student sees of one test's output, and of a compiler's complaints.
-OUTPUT_LIMIT = 8000
-BUILD_LOG_LIMIT = 200_000
-# A test whose captured output passes this is recorded as printing too much.
-HUGE_OUTPUT = 1_000_000
-# Largest file a test run may write (bytes): stops a runaway writer filling the disk.
-FILE_SIZE_LIMIT = 256 * 1024 * 1024
-
-print_lock = threading.Lock()
-
-
-class TestRuns:
-    """Test runs of several submissions go on side by side (shared); a run that must be the only
-    one (alone) waits until the others are done and keeps new ones from starting."""
-
-    def __init__(self):
-        self.cond = threading.Condition()
-        self.active = 0
-        self.exclusive = False
-
-    @contextlib.contextmanager
-    def shared(self):
-        with self.cond:
-            self.cond.wait_for(lambda: not self.exclusive)
-            self.active += 1
-        try:
-            yield
-        finally:
-            with self.cond:
-                self.active -= 1
-                self.cond.notify_all()
-
-    @contextlib.contextmanager
-    def alone(self):
-        with self.cond:
-            self.cond.wait_for(lambda: not self.exclusive)
-            self.exclusive = True
-            self.cond.wait_for(lambda: self.active == 0)
-        try:
-            yield
-        finally:
-            with self.cond:
-                self.exclusive = False
-                self.cond.notify_all()
-
-
-# Extract only plain files and folders inside the target (Pythons that know the filter).
-SAFE_TAR = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-
-
-def say(*args):
-    with print_lock:
-        print(*args, flush=True)
-
-
-def env_int(name, default):
-    value = os.environ.get(name, "")
-    return int(value) if value.strip() else default
-
-
-def lab_folder(lab):
-    found = sorted(p.name for p in ROOT.glob(f"{lab}_*") if p.is_dir())
-    if not re.fullmatch(r"lab\d\d", lab) or not found:
-        sys.exit(f"unknown lab '{lab}': expected lab01 ... lab06")
-    return found[0]
-
-
-def detect_gpus():
-    try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    if out.returncode != 0:
-        return []
-    gpus = [line for line in out.stdout.splitlines() if line.startswith("GPU ")]
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if visible is not None:
-        return [v for v in visible.split(",") if v.strip()]
-    return [str(i) for i in range(len(gpus))]
-
-
-# The cores this process may use (a Slurm task or a container may have fewer than the machine).
-def usable_cores():
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
-def truncate(text, limit):
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    return (text[:half] + f"\n[... {len(text) - limit} characters cut ...]\n" + text[-half:])
-
-
-def sha256(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-# ----------------------------------------------------------------------------------------------
-# Points: grading/points/LAB.toml, first matching pattern wins.
-
-def read_toml(path):
-    try:
-        import tomllib  # Python 3.11 and newer
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except ImportError:
-        pass
-    # Older Pythons (cluster nodes): the subset the points files use, `key = value` lines and
-    # [[test]] tables, with strings and numbers as values.
-    data, table = {}, None
-    for raw in Path(path).read_text().splitlines():
-        line = raw.split(" #")[0].strip() if not raw.strip().startswith("#") else ""
-        if not line:
-            continue
-        if line == "[[test]]":
-            table = {}
-            data.setdefault("test", []).append(table)
-            continue
-        key, _, value = (part.strip() for part in line.partition("="))
-        value = value[1:-1] if value.startswith('"') else float(value)
-        (table if table is not None else data)[key] = value
-    return data
-
-
-def load_points(lab):
-    path = GRADING / "points" / f"{lab}.toml"
-    config = {"default": 1.0, "visibility": "visible", "tests": []}
-    if path.exists():
-        data = read_toml(path)
-        config["default"] = float(data.get("default", 1.0))
-        config["visibility"] = data.get("visibility", "visible")
-        config["tests"] = data.get("test", [])
-    return config
-
-
-def points_for(name, config):
-    for rule in config["tests"]:
-        if fnmatch.fnmatchcase(name, rule["pattern"]):
-            return float(rule.get("points", config["default"])), rule.get("visibility", config["visibility"])
-    return config["default"], config["visibility"]
-
-
-# ----------------------------------------------------------------------------------------------
-# Build slots.
-
-class Grading:
-    def __init__(self, lab, out, preset, labels, gpus, build_slots, slots_dir=None):
-        self.lab = lab
-        self.folder = lab_folder(lab)
-        self.source_name = self.folder + ".cu"
-        self.out = Path(out).resolve()
-        self.preset = preset
-        self.labels = labels
-        self.gpus = gpus
-        self.build_slots = build_slots
-        self.slots_dir = Path(slots_dir).resolve() if slots_dir else self.out / "slots"
-        self.points = load_points(lab)
-        self.submissions = None
-        self.names = set()
-        self.pristine = self.slots_dir / "course.tar"
-        self.expected = []
-        self.skipped_here = {}
-        self.test_runs = TestRuns()
-        self.parallel_tests = 1  # how many submissions' tests may run at once (set by run())
-
-    # A tar of the course tree (no build outputs, no git, no solutions): what every slot is
-    # restored to before a build, so that nothing a submission wrote survives into the next.
-    def snapshot_course(self):
-        self.slots_dir.mkdir(parents=True, exist_ok=True)
-        skip = {"build", "solutions"}
-        tmp = self.pristine.with_suffix(".tmp")
-        with tarfile.open(tmp, "w") as tar:
-            for entry in sorted(ROOT.iterdir()):
-                if entry.name in skip or entry.name.startswith(".") or entry.resolve() == self.out:
-                    continue
-                tar.add(entry, arcname=entry.name)
-        os.replace(tmp, self.pristine)
-
-    # Rewrites only what differs from the course's copy (size or whole-second mtime, as tar
-    # keeps them): untouched files are not written, so a build never looks like a submission
-    # writing into the slot, and ninja rebuilds nothing that did not change.
-    def restore(self, tree):
-        with tarfile.open(self.pristine) as tar:
-            for member in tar.getmembers():
-                target = tree / member.name
-                try:
-                    st = target.lstat()
-                    if member.isdir() and stat.S_ISDIR(st.st_mode):
-                        continue
-                    if (member.isfile() and stat.S_ISREG(st.st_mode) and st.st_size == member.size
-                            and int(st.st_mtime) == int(member.mtime)):
-                        continue
-                except FileNotFoundError:
-                    pass
-                tar.extract(member, tree, **SAFE_TAR)
-
-    def grader_targets(self, build):
-        out = subprocess.run(["cmake", "--build", str(build), "--target", "help"],
-                             capture_output=True, text=True)
-        names = sorted(set(re.findall(rf"^({self.lab}_student\w*_grader):", out.stdout, re.M)))
-        if not names:
-            raise RuntimeError(f"no {self.lab}_student*_grader target in {build}:\n{out.stdout[-2000:]}")
-        # The CPU-simulator grader (labNN_student_sim_grader) only when its tests are graded, or
-        # when it is the only one (a simulator-only build registers the CPU tests there).
-        gpu_side = [n for n in names if "_sim_" not in n]
-        if gpu_side and not any("sim" in label for label in self.labels):
-            return gpu_side
-        return names
-
-    def prepare_slot(self, index, jobs):
-        tree = self.slots_dir / f"slot{index}"
-        build = tree / "build" / "grading"
-        ready = tree / "ready"
-        tree.mkdir(parents=True, exist_ok=True)
-        self.restore(tree)
-        # A slot is reused only if it was built with the same settings.
-        settings = f"{self.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')} | {' '.join(self.labels)}"
-        if ready.exists() and ready.read_text().splitlines()[1:2] == [settings]:
-            return tree
-        ready.unlink(missing_ok=True)
-        shutil.rmtree(build, ignore_errors=True)
-        cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", self.preset]
-        cmd += shlex.split(os.environ.get("GRADE_CMAKE_ARGS", ""))
-        log = tree / "prepare.log"
-        with open(log, "w") as f:
-            if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=tree).returncode != 0:
-                raise RuntimeError(f"configure failed: {log}")
-            targets = self.grader_targets(build)
-            if subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets],
-                              stdout=f, stderr=subprocess.STDOUT).returncode != 0:
-                raise RuntimeError(f"building the shipped skeleton failed: {log}")
-        ready.write_text(" ".join(targets) + "\n" + settings + "\n")
-        return tree
-
-    def prepare(self):
-        self.snapshot_course()
-        slots = self.build_slots
-        jobs = max(1, usable_cores() // slots)
-        say(f"preparing {slots} build slot(s) for {self.lab} (preset {self.preset})")
-        with concurrent.futures.ThreadPoolExecutor(slots) as pool:
-            trees = list(pool.map(lambda i: self.prepare_slot(i, jobs), range(slots)))
-        # The tests the skeleton registers are the tests every submission is scored on.
-        probe = self.slots_dir / "expected"
-        shutil.rmtree(probe, ignore_errors=True)
-        self.collect_graders(trees[0], probe)
-        listing = subprocess.run(["ctest", "--test-dir", str(probe), "-N", "--show-only=json-v1",
-                                 *self.label_args()], capture_output=True, text=True)
-        self.expected = [t["name"] for t in json.loads(listing.stdout)["tests"]]
-        # Without a GPU some tests skip whatever the code (too large for the simulator, say):
-        # running the skeleton's tests once finds them, so that a submission that does not
-        # compile is not charged for them either.
-        if not self.gpus:
-            junit = probe / "junit.xml"
-            subprocess.run(["ctest", "--test-dir", str(probe), *self.label_args(), "--output-junit",
-                            str(junit)], capture_output=True, timeout=env_int("GRADE_TIMEOUT", 600))
-            self.skipped_here = {t["name"]: t["output"].splitlines()[0]
-                                 for t in parse_junit(junit, {}) if t["result"] == "skipped"}
-        shutil.rmtree(probe, ignore_errors=True)
-        if not self.expected:
-            raise RuntimeError(f"no test of {self.lab} matches labels {self.labels}")
-        self.slot_queue = queue.Queue()
-        for tree in trees:
-            self.slot_queue.put(tree)
-
-    def label_args(self):
-        args = ["-L", f"^{self.lab}$"]
-        for label in self.labels:  # "cpu|sim": either label
-            args += ["-L", f"^({label})$"]
-        return args
-
-    # Copies the lab's built student graders into `dest` with a CTest file that runs them there,
-    # so the slot can build the next submission while this one's tests run.
-    def collect_graders(self, tree, dest):
-        build = tree / "build" / "grading"
-        dest.mkdir(parents=True, exist_ok=True)
-        includes = []
-        test_timeout = env_int("GRADE_TEST_TIMEOUT", 120)
-        for tests_file in sorted(build.rglob(f"{self.lab}_student*_tests.cmake")):
-            text = tests_file.read_text()
-            for exe in sorted(set(re.findall(r'^add_test\(\[==\[.*?\]==\] "([^"]+)"', text, re.M))):
-                copy = dest / Path(exe).name
-                shutil.copy2(exe, copy)
-                text = text.replace(f'"{exe}"', f'"{copy}"')
-            text = re.sub(r"\bTIMEOUT \d+", f"TIMEOUT {test_timeout}", text)
-            local = dest / tests_file.name
-            local.write_text(text)
-            includes.append(f'include("{local}")\n')
-        (dest / "CTestTestfile.cmake").write_text("".join(includes))
-
-    # ------------------------------------------------------------------------------------------
-    # One submission.
-
-    def find_source(self, entry):
-        entry = Path(entry)
-        if entry.is_file():
-            return entry if entry.suffix == ".cu" else None
-        matches = sorted(p for p in entry.rglob(self.source_name) if p.is_file())
-        return matches[0] if matches else None
-
-    def already_graded(self, name, src):
-        results = self.out / name / "results.json"
-        if not results.exists() or src is None:
-            return False
-        try:
-            extra = json.loads(results.read_text()).get("extra_data", {})
-        except (json.JSONDecodeError, OSError):
-            return False
-        return extra.get("source_sha256") == sha256(src)
-
-    def grade(self, name, entry, gpu_queue):
-        src = self.find_source(entry)
-        sub = self.out / name
-        start = time.time()
-        shutil.rmtree(sub, ignore_errors=True)
-        sub.mkdir(parents=True)
-        record = {"submission": name, "built": False, "status": [], "tests": []}
-        if src is None:
-            record["status"].append(f"missing {self.source_name}")
-            return self.finish(sub, record, None, start)
-
-        tree = self.slot_queue.get()
-        try:
-            self.restore(tree)
-            shutil.copyfile(src, tree / self.folder / self.source_name)
-            build = tree / "build" / "grading"
-            targets = (tree / "ready").read_text().splitlines()[0].split()
-            cmd = ["cmake", "--build", str(build), "-j", "1", "--target", *targets]
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                                      timeout=env_int("GRADE_BUILD_TIMEOUT", 600))
-                built, log = proc.returncode == 0, proc.stdout + proc.stderr
-            except subprocess.TimeoutExpired as e:
-                built, log = False, f"build ran past {e.timeout} s\n"
-            (sub / "build.log").write_text(truncate(log, BUILD_LOG_LIMIT))
-            if built:
-                self.collect_graders(tree, sub / "run")
-        finally:
-            self.slot_queue.put(tree)
-        record["built"] = built
-        if not built:
-            record["status"].append("does not compile")
-            record["build_output"] = truncate(compiler_errors(log), OUTPUT_LIMIT)
-            return self.finish(sub, record, src, start)
-
-        gpu = gpu_queue.get()
-        record["test_window"] = [time.time()]
-        try:
-            with self.test_runs.shared():
-                outside = self.run_tests(sub, record, gpu)
-            if outside and self.parallel_tests > 1:
-                # Another submission's tests, running at the same time, may have written these:
-                # this one runs its tests again with nobody else's running. Only what it writes
-                # then is its own.
-                with self.test_runs.alone():
-                    outside = self.run_tests(sub, {"status": [], "tests": []}, gpu, again=True)
-            if outside:
-                record["status"].append("writes outside its folder: " + ", ".join(outside[:3]))
-        finally:
-            record["test_window"].append(time.time())
-            record["gpu"] = gpu
-            gpu_queue.put(gpu)
-        return self.finish(sub, record, src, start)
-
-    # Runs the submission's tests; returns the files written outside its folder meanwhile.
-    # again=True: a second run only to see what it writes (its results are not kept).
-    def run_tests(self, sub, record, gpu, again=False):
-        run = sub / "run"
-        work = run / ("work-again" if again else "work")
-        (work / "tmp").mkdir(parents=True)
-        stamp = time.time()
-        env = dict(os.environ, HOME=str(work), TMPDIR=str(work / "tmp"))
-        if gpu is not None:
-            env["CUDA_VISIBLE_DEVICES"] = gpu
-        junit = sub / ("junit-again.xml" if again else "junit.xml")
-        cmd = ["ctest", "--test-dir", str(run), *self.label_args(), "--output-junit", str(junit),
-               "--test-output-size-passed", str(HUGE_OUTPUT), "--test-output-size-failed",
-               str(HUGE_OUTPUT), "--no-tests=error"]
-
-        def limit_files():
-            import resource
-            resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
-
-        with open(sub / ("test-again.log" if again else "test.log"), "w") as log:
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=work, env=env,
-                                    preexec_fn=limit_files, start_new_session=True)
-            try:
-                proc.wait(timeout=env_int("GRADE_TIMEOUT", 600))
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, 9)
-                proc.wait()
-                record["status"].append("timed out")
-        record["tests"] = parse_junit(junit, ctest_verdicts(sub / "test.log"))
-        if not record["tests"] and "timed out" not in record["status"]:
-            record["status"].append("no test report (see test.log)")
-        # CTest keeps a full copy of every output here: megabytes for a chatty submission.
-        shutil.rmtree(run / "Testing", ignore_errors=True)
-        if os.environ.get("RACECHECK") == "1" and gpu is not None and not again:
-            self.racecheck(sub, record, env)
-        return writes_outside(self, sub, stamp)
-
-    # RACECHECK=1: compute-sanitizer racecheck over each grader on small inputs.
-    def racecheck(self, sub, record, env):
-        env = dict(env, HISTO_GRADER_MAX_N="1048576")
-        for exe in sorted((sub / "run").glob(f"{self.lab}_student*_grader")):
-            log = sub / f"{exe.name}.racecheck.log"
-            with open(log, "w") as f:
-                rc = subprocess.run(["compute-sanitizer", "--tool", "racecheck", "--error-exitcode", "99",
-                                     str(exe), "~[large]"], stdout=f, stderr=subprocess.STDOUT,
-                                    cwd=sub / "run", env=env).returncode
-            if rc == 99:
-                record["status"].append(f"races (see {log.name})")
-
-    def finish(self, sub, record, src, start):
-        tests = {t["name"]: t for t in record["tests"]}
-        if src is None:
-            note = f"not run: the submission has no {self.source_name}"
-        elif not record["built"]:
-            note = "not run: the submission does not compile"
-        else:
-            note = "not run: the test run was stopped (time limit)"
-        for name in self.expected:
-            if name in tests:
-                continue
-            if name in self.skipped_here:
-                tests[name] = {"name": name, "result": "skipped", "output": self.skipped_here[name]}
-            else:
-                tests[name] = {"name": name, "result": "failed", "output": note}
-        results = self.results_json(record, list(tests.values()), src, time.time() - start)
-        (sub / "results.json").write_text(json.dumps(results, indent=1) + "\n")
-        extra = results["extra_data"]
-        say(f"{record['submission']}: {results['score']:g}/{extra['max_score']:g} {extra['status']}")
-        return results
-
-    def results_json(self, record, tests, src, elapsed):
-        counts = {"passed": 0, "failed": 0, "skipped": 0}
-        gs_tests, score, max_score = [], 0.0, 0.0
-        status = list(record["status"])
-        for number, t in enumerate(sorted(tests, key=lambda t: t["name"]), 1):
-            points, visibility = points_for(t["name"], self.points)
-            counts[t["result"]] += 1
-            entry = {"name": t["name"], "number": str(number), "visibility": visibility,
-                     "output": truncate(t["output"], OUTPUT_LIMIT), "output_format": "text"}
-            if t["result"] == "skipped":
-                # Skipped is neither passed nor a student's fault: shown, worth nothing here.
-                entry.update(score=0.0, max_score=0.0)
-            else:
-                entry.update(score=points if t["result"] == "passed" else 0.0, max_score=points,
-                             status=t["result"])
-                score += entry["score"]
-                max_score += points
-            gs_tests.append(entry)
-        for flag in ("timed out", "crashed", "prints megabytes"):
-            if any(t.get(flag) for t in tests) and flag not in status:
-                status.append(flag)
-        if not status:
-            status = ["ok"] if counts["failed"] == 0 and counts["passed"] else []
-            if counts["failed"]:
-                status = [f"fails {counts['failed']} test(s)"]
-            if not counts["passed"] and not counts["failed"]:
-                status = ["all skipped: no GPU"]
-            elif counts["skipped"]:
-                status.append(f"{counts['skipped']} skipped (not graded)")
-        summary = [f"{self.lab}: {score:g} of {max_score:g} points ({'; '.join(status)})."]
-        if "build_output" in record:
-            summary.append("Your file did not compile:\n" + record["build_output"])
-        if self.labels and not any("gpu" in label for label in self.labels):
-            summary.append("Only the tests that run without a GPU are graded here; the GPU tests "
-                           "are graded separately on a GPU machine.")
-        return {
-            "score": round(score, 4),
-            "execution_time": round(elapsed, 1),
-            "output": "\n".join(summary),
-            "output_format": "text",
-            "visibility": "visible",
-            "stdout_visibility": "hidden",
-            "tests": gs_tests,
-            "extra_data": {
-                "submission": record["submission"], "lab": self.lab, "built": record["built"],
-                "passed": counts["passed"], "failed": counts["failed"],
-                "skipped": counts["skipped"], "max_score": round(max_score, 4),
-                "status": "; ".join(status),
-                "source_sha256": sha256(src) if src else "",
-                # Which GPU ran the tests, and when: shows that no two submissions shared one.
-                "gpu": record.get("gpu"),
-                "test_window": [round(t, 2) for t in record.get("test_window", [])],
-            },
-        }
-
-
-def compiler_errors(log):
-    lines = [l for l in log.splitlines() if re.search(r"error|Error|undefined reference", l)]
-    return "\n".join(lines[:60]) or log[-OUTPUT_LIMIT:]
-
-
-# CTest's console verdict per test ("Passed", "***Failed", "***Timeout", "***Exception:
-# SegFault", ...): its JUnit file leaves the failure message empty.
-def ctest_verdicts(log):
-    verdicts = {}
-    try:
-        text = log.read_text(errors="replace")
-    except OSError:
-        return verdicts
-    for m in re.finditer(r"^\s*\d+/\d+ Test\s+#\d+: (.+?) \.+\s*(\**)(.+?)\s+[\d.]+ sec$", text, re.M):
-        verdicts[m.group(1)] = m.group(3).strip()
-    return verdicts
-
-
-def parse_junit(path, verdicts):
-    tests = []
-    try:
-        root = ET.parse(path).getroot()
-    except (ET.ParseError, OSError):
-        return tests
-    for case in root.iter("testcase"):
-        out = case.findtext("system-out") or ""
-        failure, skipped = case.find("failure"), case.find("skipped")
-        name = case.get("name")
-        verdict = verdicts.get(name, "")
-        t = {"name": name, "time": float(case.get("time") or 0), "output": out}
-        if skipped is not None or case.get("status") == "notrun":
-            t["result"] = "skipped"
-            # Catch2: "file:line: SKIPPED:\nexplicitly with message:\n  <reason, wrapped>\n\n".
-            reason = re.search(r"SKIPPED:\s*\n(?:explicitly with message:\s*\n)?((?:[ \t]+\S.*\n?)+)", out)
-            why = " ".join(reason.group(1).split()) if reason else "no reason given"
-            t["skip_reason"] = why
-            t["output"] = f"skipped here (not graded): {why}\n\n" + out
-        elif failure is not None or case.get("status") == "fail":
-            t["result"] = "failed"
-            if verdict.startswith("Timeout"):
-                t["timed out"] = True
-                t["output"] = ("TIMED OUT: the test ran past its time limit (an endless loop, or a "
-                               "kernel that never finishes?)\n" + out)
-            elif verdict.startswith("Exception") or verdict.startswith("Child aborted"):
-                t["crashed"] = True
-                t["output"] = f"CRASHED ({verdict}): the program stopped before the test ended\n" + out
-        else:
-            t["result"] = "passed"
-        if len(out) >= HUGE_OUTPUT or "exceeds the threshold" in out or "was removed since" in out:
-            t["prints megabytes"] = True
-        tests.append(t)
-    return tests
-
-
-# Files changed during the test run where a submission has no business writing: the course
-# tree, the build slots' sources, the submissions, and the output folder outside the
-# per-submission folders. With several submissions' tests running at once, a hit may be another
-# submission's: grade() then runs this one's tests again alone before reporting it.
-def writes_outside(grading, sub, stamp):
-    roots = [ROOT, grading.slots_dir, grading.out]
-    if grading.submissions:
-        roots.append(grading.submissions)
-    # Written by the grading itself: every submission's own folder, build outputs, the slots'
-    # copies of the student source, and the summary files.
-    skip_dirs = {grading.out / name for name in grading.names} | {sub}
-    skip_names = {"build", ".git", "ready", "prepare.log", "grades.csv", "course.tar",
-                  "course.tmp", "submissions.txt", "timing.json", grading.source_name}
-    hits, seen = [], set()
-    for root in roots:
-        for dirpath, dirnames, filenames in os.walk(root):
-            d = Path(dirpath)
-            if d in seen:
-                dirnames[:] = []
-                continue
-            seen.add(d)
-            dirnames[:] = [n for n in dirnames if n not in skip_names and d / n not in skip_dirs]
-            for f in filenames:
-                p = d / f
-                if f in skip_names and (d.parent == grading.slots_dir or d == grading.out or
-                                        d.name == grading.folder):
-                    continue
-                try:
-                    if p.lstat().st_mtime >= stamp:
-                        hits.append(str(p))
-                except OSError:
-                    pass
-    return hits
-
-
-# ----------------------------------------------------------------------------------------------
-# Commands.
-
-def submissions_of(folder):
-    entries = []
-    for entry in sorted(Path(folder).iterdir()):
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir() or entry.suffix == ".cu":
-            entries.append((entry.stem if entry.is_file() else entry.name, entry))
-    return entries
-
-
-def gather(out):
-    out = Path(out)
-    rows = []
-    for results in sorted(out.glob("*/results.json")):
-        try:
-            data = json.loads(results.read_text())
-        except json.JSONDecodeError:
-            continue
-        e = data["extra_data"]
-        rows.append([e["submission"], "yes" if e["built"] else "no", e["passed"], e["failed"],
-                     e["skipped"], f"{data['score']:g}", f"{e['max_score']:g}", e["status"]])
-    # A submission listed for grading but without results (a Slurm task that died, say).
-    listed = out / "submissions.txt"
-    if listed.exists():
-        have = {r[0] for r in rows}
-        for name in listed.read_text().split("\n"):
-            if name and name not in have:
-                rows.append([name, "no", 0, 0, 0, "0", "", "not graded: no results.json (see the logs)"])
-        rows.sort()
-    with open(out / "grades.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["submission", "built", "passed", "failed", "skipped", "score", "max_score", "status"])
-        w.writerows(rows)
-    return rows
-
-
-def default_settings(args):
-    gpus_setting = args.gpus or os.environ.get("GRADE_GPUS", "")
-    if gpus_setting == "none":
-        gpus = []
-    elif gpus_setting:
-        gpus = [g for g in gpus_setting.split(",") if g]
-    else:
-        gpus = detect_gpus()
-    preset = args.preset or os.environ.get("GRADE_PRESET") or ("student-gpu" if gpus else "student")
-    labels = args.labels if args.labels is not None else os.environ.get("GRADE_LABELS")
-    if labels is None:
-        labels = "cpu|gpu" if gpus else "cpu"
-    labels = [l for l in re.split(r"[;, ]+", labels) if l]  # all required; "a|b": either
-    cores = usable_cores()
-    slots = args.build_slots or env_int("GRADE_BUILD_SLOTS", min(8, max(1, cores // 2)))
-    return preset, labels, gpus, slots
-
-
-def list_submissions(out, entries):
-    Path(out).mkdir(parents=True, exist_ok=True)
-    (Path(out) / "submissions.txt").write_text("".join(f"{name}\n" for name, _ in entries))
-
-
-def run(args, names_and_entries, slots_dir=None):
-    preset, labels, gpus, slots = default_settings(args)
-    g = Grading(args.lab, args.out, preset, labels, gpus, slots, slots_dir)
-    if getattr(args, "submissions", None):
-        g.submissions = Path(args.submissions).resolve()
-    # Folders of OUT the grading writes: every submission's (not just this batch's), the Slurm
-    # jobs' logs.
-    g.names = {name for name, _ in names_and_entries} | {"slurm"}
-    if g.submissions:
-        g.names |= {name for name, _ in submissions_of(g.submissions)}
-    todo = []
-    for name, entry in names_and_entries:
-        src = g.find_source(entry)
-        if not args.force and g.already_graded(name, src):
-            say(f"{name}: already graded (use --force to grade again)")
-            continue
-        todo.append((name, entry))
-    if todo:
-        started = time.time()
-        try:
-            g.prepare()
-        except (RuntimeError, OSError, subprocess.SubprocessError) as e:
-            sys.exit(f"grading could not start: {e}")
-        # One token per GPU: a submission's tests hold one GPU, and no other's run there at once.
-        # Without a GPU, as many test runs at once as there are build slots.
-        prepared = time.time()
-        tokens = queue.Queue()
-        for t in (gpus or [None] * slots):
-            tokens.put(t)
-        g.parallel_tests = tokens.qsize()
-        workers = slots + max(1, len(gpus))
-        say(f"grading {len(todo)} submission(s): {slots} build slot(s), "
-            f"{'GPUs ' + ','.join(gpus) if gpus else 'no GPU'}, labels {' '.join([args.lab] + labels)}")
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            futures = {pool.submit(g.grade, name, entry, tokens): name for name, entry in todo}
-            for future in concurrent.futures.as_completed(futures):
-                try:
-                    future.result()
-                except Exception as e:  # a grading bug must not stop the batch either
-                    say(f"{futures[future]}: grading error: {e}")
-        done = time.time()
-        (g.out / "timing.json").write_text(json.dumps({
-            "submissions": len(todo), "gpus": gpus, "build_slots": slots, "preset": preset,
-            "labels": labels, "prepare_s": round(prepared - started, 1),
-            "grade_s": round(done - prepared, 1)}) + "\n")
-    return g
-
-
-def submit_slurm(args, entries):
-    """One array task per batch of --per-task submissions, then a gather job after all of them."""
-    out = Path(args.out).resolve()
-    jobs = out / "slurm"
-    jobs.mkdir(parents=True, exist_ok=True)
-    if not entries:
-        sys.exit(f"no submission in {args.submissions}")
-    tasks = (len(entries) + args.per_task - 1) // args.per_task
-    list_submissions(out, entries)
-    me = shlex.quote(str(Path(__file__).resolve()))
-    passed = []
-    for opt in ("preset", "labels", "gpus"):
-        if getattr(args, opt) is not None:
-            passed += [f"--{opt}", shlex.quote(getattr(args, opt))]
-    if args.force:
-        passed.append("--force")
-    subs = shlex.quote(str(Path(args.submissions).resolve()))
-    (jobs / "task.sbatch").write_text(f"""#!/bin/bash
-#SBATCH --job-name=grade-{args.lab}
-#SBATCH --output={jobs}/task-%a.log
-# One array task grades submissions [task * {args.per_task}, (task + 1) * {args.per_task}) in a
-# build slot of its own, on node-local scratch where the cluster gives one.
-slots="${{TMPDIR:-/tmp}}/histo-grading-${{SLURM_ARRAY_JOB_ID}}-${{SLURM_ARRAY_TASK_ID}}"
-python3 {me} run {args.lab} {subs} {shlex.quote(str(out))} --task "$SLURM_ARRAY_TASK_ID" \\
-  --per-task {args.per_task} --slots-dir "$slots" --build-slots 1 --no-gather {' '.join(passed)}
-rc=$?
-rm -rf "$slots"
-exit $rc
-""")
-    (jobs / "gather.sbatch").write_text(f"""#!/bin/bash
-#SBATCH --job-name=gather-{args.lab}
-#SBATCH --output={jobs}/gather.log
-python3 {me} gather {shlex.quote(str(out))}
-""")
-    extra = shlex.split(args.sbatch_args)
-    gres = [] if args.gres in ("", "none") else [f"--gres={args.gres}"]
-    array = subprocess.run(["sbatch", "--parsable", f"--array=0-{tasks - 1}", *gres, *extra,
-                            str(jobs / "task.sbatch")], capture_output=True, text=True)
-    if array.returncode != 0:
-        sys.exit(f"sbatch failed: {array.stderr.strip()}")
-    array_id = array.stdout.strip().split(";")[0]
-    # afterany: the grades are gathered whatever happened to single tasks.
-    gather_job = subprocess.run(["sbatch", "--parsable", f"--dependency=afterany:{array_id}",
-                                 *extra, str(jobs / "gather.sbatch")], capture_output=True, text=True)
-    if gather_job.returncode != 0:
-        sys.exit(f"sbatch (gather) failed: {gather_job.stderr.strip()}")
-    gather_id = gather_job.stdout.strip().split(";")[0]
-    (jobs / "jobs").write_text(f"array {array_id}\ngather {gather_id}\n")
-    print(f"submitted {len(entries)} submission(s) as array job {array_id} ({tasks} task(s)); "
-          f"gather job {gather_id} writes {out / 'grades.csv'}")
-    return 0
+sys.dont_write_bytecode = True  # the course tree stays as it is while submissions' tests run
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from histo_grading import batch, results, slurm  # noqa: E402
+from histo_grading.common import say  # noqa: E402
+from histo_grading.submissions import list_submissions, submissions_of  # noqa: E402
 
 
 def main():
@@ -812,6 +67,8 @@ def main():
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(q):
+        q.add_argument("--engine", choices=["gpu", "sim", "cpu"],
+                       help="what runs the kernels (default: gpu with a GPU, else sim)")
         q.add_argument("--preset")
         q.add_argument("--labels")
         q.add_argument("--gpus")
@@ -842,29 +99,31 @@ def main():
     args = p.parse_args()
 
     if args.command == "gather":
-        rows = gather(args.out)
+        rows = results.gather(args.out)
         print(f"{len(rows)} submission(s): {Path(args.out) / 'grades.csv'}")
         return 0
     if args.command == "one":
         args.force = True
-        g = run(args, [(args.name, Path(args.submission))])
+        g = batch.run(args, [(args.name, Path(args.submission))])
         if args.results:
             shutil.copyfile(Path(args.out) / args.name / "results.json", args.results)
         return 0
     if args.command == "slurm":
-        return submit_slurm(args, submissions_of(args.submissions))
+        return slurm.submit_slurm(args, submissions_of(args.submissions))
     entries = submissions_of(args.submissions)
     if args.task is None:
         list_submissions(args.out, entries)
     else:
         entries = entries[args.task * args.per_task:(args.task + 1) * args.per_task]
-    run(args, entries, args.slots_dir)
+    g = batch.run(args, entries, args.slots_dir)
     if not args.no_gather:
-        rows = gather(args.out)
-        table = [["submission", "built", "passed", "failed", "skipped", "score", "max", "status"]] + rows
-        width = [max(len(str(r[i])) for r in table) for i in range(7)]
-        for r in table:
-            say("  ".join(str(c).ljust(w) for c, w in zip(r, width)) + "  " + r[7])
+        rows = results.gather(args.out)
+        table = [["submission", "built", "passed", "failed", "skipped", "score", "max", "engine"]]
+        table += [r[:8] for r in rows]
+        width = [max(len(str(r[i])) for r in table) for i in range(8)]
+        for r, full in zip(table, [["status"] * 10] + rows):
+            say("  ".join(str(c).ljust(w) for c, w in zip(r, width)) + "  " + full[9])
+        say(g.summary())
         say(f"grades: {Path(args.out).resolve() / 'grades.csv'}")
     return 0
 

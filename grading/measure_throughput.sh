@@ -7,7 +7,8 @@
 #   CUDA_VISIBLE_DEVICES=0 / =0,1   the GPUs to grade on (default: all that nvidia-smi lists)
 #   GRADE_TEST_TIMEOUT             seconds before a test counts as hanging (default here 30)
 #   other GRADE_* settings as for grading/grade.py
-# Without a GPU it grades the CPU tests only (labels "cpu"), which measures the build side.
+# Without a GPU it grades with the CPU simulator (engine sim; GRADE_ENGINE=cpu: CPU checks only,
+# which measures the build side).
 # The one-time preparation (configuring and building the build slots) is reported apart.
 set -euo pipefail
 [ $# -ge 1 ] || { sed -n '2,11p' "$0"; exit 2; }
@@ -25,7 +26,7 @@ python3 - "$out/grades/timing.json" "$((end - start))" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
 total = int(sys.argv[2])
-where = f"GPUs {','.join(t['gpus'])}" if t["gpus"] else "no GPU (CPU tests only)"
+where = f"GPUs {','.join(t['gpus'])}" if t["gpus"] else f"no GPU (engine {t.get('engine', '?')})"
 per_hour = lambda s: t["submissions"] * 3600 / s if s > 0 else float("inf")
 print(f"\n{t['submissions']} submissions, {where}, {t['build_slots']} build slots, preset {t['preset']}, "
       f"test timeout {__import__('os').environ['GRADE_TEST_TIMEOUT']} s")

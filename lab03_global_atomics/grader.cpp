@@ -115,7 +115,8 @@ std::string grade_case(const char* name, Launcher<Counter> launch, size_t num_bi
   const std::vector<uint64_t> expected = reference(h_in, n);
   uint64_t total = 0;
   for (uint64_t e : expected) total += e;
-  return histo::compare_bins(expected, bins.fetch(), total, info, bins.guard_problem());
+  return histo::compare_bins(expected, bins.fetch(), total, info, bins.guard_problem(),
+                             bins.work_problem(n));
 }
 
 // Every dataset, size and alignment (histo::grade_sweep), for a launcher outside the registry.
@@ -149,7 +150,8 @@ void check_stream(const char* name, Launcher<Counter> launch, size_t num_bins, R
   uint64_t total = 0;
   for (uint64_t e : expected) total += e;
   const std::string report =
-      histo::compare_bins(expected, bins.fetch(), total, info, bins.guard_problem());
+      histo::compare_bins(expected, bins.fetch(), total, info, bins.guard_problem(),
+                          bins.work_problem(n));
   if (!report.empty()) FAIL(report << histo::kStreamOrderHint);
   SUCCEED(name << " runs in order on the stream it is given");
 }
@@ -444,7 +446,8 @@ TEST_CASE("letter_histogram counts n = 2^32 - 1 bytes exactly", "[gpu][large]") 
   info.grid = shape.grid;
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::string report =
-      histo::compare_bins(expected, bins.fetch(), letters, info, bins.guard_problem());
+      histo::compare_bins(expected, bins.fetch(), letters, info, bins.guard_problem(),
+                          bins.work_problem(n));
   if (!report.empty()) FAIL(report << histo::kLargeInputHint);
   SUCCEED("letter_histogram counts n = 2^32 - 1 bytes exactly");
 }
@@ -526,7 +529,8 @@ TEST_CASE("histogram64 counts 2^32 + 2^20 + 3 bytes with one bin past 2^32", "[g
   info.shape = histogram64(d_in, n, bins.get(), 0).describe();
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::string report =
-      histo::compare_bins(expected, bins.fetch(), n, info, bins.guard_problem());
+      histo::compare_bins(expected, bins.fetch(), n, info, bins.guard_problem(),
+                          bins.work_problem(n));
   if (!report.empty())
     FAIL(report << "\n  (bin 200 is 2^32 + 9: 9 there means 32-bit counters; missing counts at "
                    "the end mean an index that wraps at 2^31 or 2^32)");

@@ -130,7 +130,8 @@ std::string grade_wide(const WideCase& c, histo::LaunchShape* shape = nullptr) {
   uint64_t total = 0;
   for (uint64_t e : expected) total += e;
   std::string report =
-      histo::compare_bins(expected, bins.fetch(), total, info, bins.guard_problem());
+      histo::compare_bins(expected, bins.fetch(), total, info, bins.guard_problem(),
+                          bins.work_problem(c.n));
   if (!report.empty())
     report += "\n  (privatized bins for this case: " +
               std::to_string(privatized_bins(c.num_bins, c.budget)) +
@@ -488,7 +489,7 @@ TEST_CASE("histogram_wide runs in order on the non-blocking stream it is given",
   input.synchronize();
   const std::string report = histo::compare_bins(
       histo::widen(histo::reference_wide_histogram(data.data(), n, num_bins)), bins.fetch(), n,
-      info, bins.guard_problem());
+      info, bins.guard_problem(), bins.work_problem(n));
   if (!report.empty()) FAIL(report << histo::kStreamOrderHint);
   SUCCEED("histogram_wide runs in order on the stream it is given");
 }
@@ -516,7 +517,7 @@ TEST_CASE("histogram_wide counts n = 2^32 - 1 values exactly", "[gpu][large]") {
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::string report =
       histo::compare_bins(expected, bins.fetch(), input.run_length(0) + input.run_length(1), info,
-                          bins.guard_problem());
+                          bins.guard_problem(), bins.work_problem(n));
   if (!report.empty()) FAIL(report << histo::kLargeInputHint);
   SUCCEED("histogram_wide counts n = 2^32 - 1 values exactly");
 }

@@ -534,7 +534,8 @@ TEST_CASE("histogram_capstone keeps two calls on two streams apart", "[gpu]") {
     info.parts = histo::find_variant(variants(), "capstone").parts;
     histo::check_report(histo::compare_bins(
         histo::widen(histo::reference_histogram(inputs[k].data(), inputs[k].size())),
-        bins[k].fetch(), inputs[k].size(), info, bins[k].guard_problem()));
+        bins[k].fetch(), inputs[k].size(), info, bins[k].guard_problem(),
+        bins[k].work_problem(inputs[k].size())));
   }
 }
 

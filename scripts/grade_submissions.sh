@@ -9,16 +9,19 @@
 #                    (Gradescope's format), junit.xml, build.log and test.log
 #   --slurm          submit a Slurm job array (one task per --per-task submissions, each with
 #                    --gres=gpu:1) and a dependent job that gathers grades.csv
-#   options          --force (grade again what was graded), --gpus 0,1 | none, --build-slots K,
-#                    --preset P, --labels L; see grading/grade.py --help
+#   options          --engine gpu|sim|cpu (what runs the kernels: the GPUs where nvidia-smi lists
+#                    one, else the CPU simulator; cpu: CPU checks only), --force (grade again
+#                    what was graded), --gpus 0,1 | none, --build-slots K, --preset P,
+#                    --labels L; see grading/grade.py --help
 #
 # Only the lab's student source is taken from a submission; it is built in a private copy of
 # this tree. Submissions are graded in parallel: builds on the CPU cores, tests with one GPU
-# each (CUDA_VISIBLE_DEVICES), never two submissions on one GPU. A submission that does not
+# each (CUDA_VISIBLE_DEVICES), never two submissions on one GPU; without a GPU the kernels run in
+# the CPU simulator, and the summary line says which engine graded. A submission that does not
 # compile, crashes, hangs (GRADE_TEST_TIMEOUT per test, default 120 s), prints megabytes or
 # writes outside its folder is recorded as such. RACECHECK=1 also runs compute-sanitizer racecheck.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,19p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,23p' "$0"; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 lab=$1 subs=$2
 shift 2

@@ -21,7 +21,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "grading"))
-from grade import parse_junit  # noqa: E402  (one reader of ctest's JUnit, skip reasons included)
+from histo_grading.tests import parse_junit  # noqa: E402  (one reader of ctest's JUnit, skip reasons included)
 LABS = ["lab01", "lab02", "lab03", "lab04", "lab05", "lab06"]
 KINDS = ["cpu", "sim", "tsan", "asan", "gpu"]
 KIND_TITLE = {"cpu": "CPU checks", "sim": "kernels, simulator", "tsan": "races (sim-tsan)",

@@ -91,7 +91,8 @@ void check_large_input(const Variant& variant) {
   info.shape = shape.describe();
   info.grid = shape.grid;
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string report = compare_bins(expected, bins.fetch(), n, info, bins.guard_problem());
+  const std::string report =
+      compare_bins(expected, bins.fetch(), n, info, bins.guard_problem(), bins.work_problem(n));
   if (!report.empty())
     FAIL(report << "\n  (n is past 2^31: look for int index arithmetic that wraps)");
   SUCCEED(variant.id() << " counts " << n << " bytes correctly");
@@ -119,7 +120,8 @@ void check_max_input(const Variant& variant) {
   info.shape = shape.describe();
   info.grid = shape.grid;
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string report = compare_bins(expected, bins.fetch(), n, info, bins.guard_problem());
+  const std::string report =
+      compare_bins(expected, bins.fetch(), n, info, bins.guard_problem(), bins.work_problem(n));
   if (!report.empty()) FAIL(report << kLargeInputHint);
   SUCCEED(variant.id() << " counts n = 2^32 - 1 bytes exactly");
 }
@@ -137,7 +139,8 @@ void check_stream_order(const Variant& variant) {
   info.grid = shape.grid;
   input.synchronize();
   const std::string report = compare_bins(widen(reference_histogram(data.data(), n)),
-                                          bins.fetch(), n, info, bins.guard_problem());
+                                          bins.fetch(), n, info, bins.guard_problem(),
+                                          bins.work_problem(n));
   if (!report.empty()) FAIL(report << kStreamOrderHint);
   SUCCEED(variant.id() << " runs in order on the stream it is given");
 }

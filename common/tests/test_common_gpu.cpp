@@ -33,6 +33,28 @@ TEST_CASE("guard words catch writes just outside the bins", "[gpu]") {
   CHECK(before.guard_problem().find("1 of the 64 words before") != std::string::npos);
 }
 
+TEST_CASE("the bins tell a kernel's counts from counts the host copied in", "[gpu]") {
+  // The hazard: a launcher that counts on the host and copies the bins in passes every
+  // comparison. The bins watch who writes them from the moment they are poisoned.
+  require_gpu();
+  GuardedBins<uint32_t> bins(256);
+  CHECK(bins.work_problem(0).empty());  // nothing to count: no launch needed
+  CHECK(bins.work_problem(100).find("no kernel was launched") != std::string::npos);
+  CUDA_CHECK(cudaMemset(bins.get(), 0, 256 * sizeof(uint32_t)));  // zeroing is expected
+  DeviceBuffer<uint8_t> data(64);
+  CUDA_CHECK(cudaMemset(data.get(), 7, data.bytes()));
+  DeviceBuffer<uint32_t> sink(1);
+  bandwidth_probe(data.get(), 64, sink.get(), 0);  // launches a kernel through histo::launch
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CHECK(bins.work_problem(100).empty());
+  const std::vector<uint32_t> counts(256, 1);
+  CUDA_CHECK(cudaMemcpy(bins.get(), counts.data(), 256 * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  // Only the simulator sees the host's copies; on a GPU the launch check is what remains.
+  if (kSimulator) CHECK(bins.work_problem(100).find("cudaMemcpy") != std::string::npos);
+  bins.poison();  // starts afresh
+  CHECK(bins.work_problem(100).find("no kernel was launched") != std::string::npos);
+}
+
 TEST_CASE("an impossible allocation throws a CudaError that names the sizes", "[gpu]") {
   require_gpu();
   try {

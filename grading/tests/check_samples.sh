@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CTest "grading.samples": grades one sample submission of each kind (grading/samples) and checks
-# that each is recorded as what it is and that a second run skips them all. (CTest
+# that each is recorded as what it is, that a second run skips them all, and that a run with other
+# labels grades them again. (CTest
 # "grading.results_schema" then validates the results.json files it leaves in WORK_DIR/out.)
 # usage: check_samples.sh WORK_DIR   (GRADE_PRESET, GRADE_LABELS, GRADE_CMAKE_ARGS as for grade.py)
 set -uo pipefail
@@ -45,5 +46,10 @@ again=$(python3 "$root/grading/grade.py" run "$lab" "$work/subs" "$work/out" 2>&
 skipped=$(grep -c "already graded" <<< "$again")
 if [ "$skipped" -eq 7 ]; then echo "ok: a second run skips all 7 graded submissions"
 else echo "FAIL: a second run skipped $skipped of 7:"; echo "$again"; fail=1; fi
+# "Already graded" holds for the same source graded the same way only: other labels grade again.
+again=$(GRADE_LABELS=cpu python3 "$root/grading/grade.py" run "$lab" "$work/subs" "$work/out" 2>&1)
+skipped=$(grep -c "already graded" <<< "$again")
+if [ "$skipped" -eq 0 ]; then echo "ok: with other labels, all 7 are graded again"
+else echo "FAIL: with other labels, $skipped of 7 were skipped as already graded:"; echo "$again"; fail=1; fi
 
 exit $fail

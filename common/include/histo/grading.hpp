@@ -5,6 +5,7 @@
 #include "histo/datasets.hpp"
 #include "histo/device_buffer.hpp"
 #include "histo/launch.hpp"
+#include "histo/output_watch.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -43,14 +44,18 @@ CaseInfo case_of(const Variant& variant, const std::string& dataset, uint64_t se
 // (and info.hazard is empty), otherwise a report: the case, the first wrong bins
 // (expected/actual), the sum difference and a likely cause that fits both the symptom and what
 // the kernel is built from (info.parts). `guard_problem` is non-empty when the launcher wrote
-// outside its bins.
+// outside its bins; `work_problem` when the bins were not counted by a kernel
+// (GuardedBins::work_problem): the call then fails however right its bins are.
 std::string compare_bins(const std::vector<uint64_t>& expected, const std::vector<uint64_t>& actual,
                          uint64_t expected_total, const CaseInfo& info,
-                         const std::string& guard_problem = "");
+                         const std::string& guard_problem = "",
+                         const std::string& work_problem = "");
 std::vector<uint64_t> widen(const std::vector<uint32_t>& bins);
 
 // The output under test: `num_bins` counters with guard words on both sides, every byte
-// poisoned before the launch so that an unwritten bin cannot pass for a zero.
+// poisoned before the launch so that an unwritten bin cannot pass for a zero. From the
+// poisoning on, it watches who writes it (OutputWatch): work_problem(n) is "" when a kernel
+// launched through histo::launch counted it.
 template <typename T>
 class GuardedBins {
  public:
@@ -61,17 +66,24 @@ class GuardedBins {
       : num_bins_(num_bins), buffer_(num_bins + 2 * kGuardWords) { poison(); }
   T* get() const { return buffer_.get() + kGuardWords; }
   size_t size() const { return num_bins_; }
-  void poison() { CUDA_CHECK(cudaMemset(buffer_.get(), kPoisonByte, buffer_.bytes())); }
+  void poison() {
+    CUDA_CHECK(cudaMemset(buffer_.get(), kPoisonByte, buffer_.bytes()));
+    watch_.start(buffer_.get(), buffer_.bytes());
+  }
   std::vector<uint64_t> fetch() const {
     std::vector<T> all = buffer_.download();
     return std::vector<uint64_t>(all.begin() + kGuardWords, all.begin() + kGuardWords + num_bins_);
   }
   // "" when both guard regions still hold the poison, else which words were overwritten.
   std::string guard_problem() const;
+  // "" when the launcher's call on n bytes counted these bins in a kernel, else what happened
+  // (no kernel launched; in the simulator, bins copied in from the host). For compare_bins.
+  std::string work_problem(size_t n) const { return watch_.problem(n); }
 
  private:
   size_t num_bins_;
   DeviceBuffer<T> buffer_;
+  OutputWatch watch_;  // declared after buffer_: stops watching before the buffer is freed
 };
 
 // Input staged on the device `offset` bytes past an aligned allocation. The slack before and

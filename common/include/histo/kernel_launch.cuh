@@ -4,7 +4,8 @@
 //
 // is exactly `kernel<<<grid, block, dynamic_shared_bytes, stream>>>(args...)` in a GPU build. In
 // a sim build (sim/README.md) the same call runs the grid on the CPU. Like <<<>>>, it reports a
-// bad configuration through cudaGetLastError (CUDA_CHECK_LAUNCH after it).
+// bad configuration through cudaGetLastError (CUDA_CHECK_LAUNCH after it). Every launch is counted
+// (histo::kernel_launches, output_watch.hpp): graders fail a launcher that launched nothing.
 //
 //   T* p = histo::dynamic_shared<T>();
 //
@@ -12,6 +13,8 @@
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include "histo/output_watch.hpp"
 
 #include <cstddef>
 #include <tuple>
@@ -24,6 +27,7 @@ template <typename... Params, typename... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_shared,
             cudaStream_t stream, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "the kernel takes a different number of arguments");
+  count_kernel_launch();
 #ifdef HISTO_SIM
   // Converted to the kernel's parameter types once, as a launch does; every thread gets copies.
   using Params_t = std::tuple<std::decay_t<Params>...>;

@@ -1,0 +1,272 @@
+"""One grading run: a batch of submissions of one lab, graded in parallel. Builds run in the build
+slots on the CPU cores while other submissions' tests hold the GPUs (or, without the GPU engine,
+run beside each other).
+"""
+import concurrent.futures
+import hashlib
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import engines, results, slots, tests
+from .common import (BUILD_LOG_LIMIT, GRADING, OUTPUT_LIMIT, ROOT, env_int, lab_folder, say,
+                     truncate, usable_cores, within)
+from .reads import ReadPolicy, compile_read_problem, student_messages
+from .submissions import submissions_of, take_source
+
+
+class Grading:
+    """The settings and shared state of one run: its lab, engine, build slots and the tests every
+    submission is scored on."""
+
+    def __init__(self, lab, out, settings, slots_dir=None):
+        self.lab = lab
+        self.folder = lab_folder(lab)
+        self.source_name = self.folder + ".cu"
+        self.out = Path(out).resolve()
+        self.settings = settings
+        self.engine = settings.engine
+        self.preset = settings.preset
+        self.labels = settings.labels
+        self.gpus = settings.gpus
+        self.build_slots = settings.build_slots
+        self.slots_dir = Path(slots_dir).resolve() if slots_dir else self.out / "slots"
+        self.points = results.load_points(lab)
+        self.key = self.grading_key()
+        self.submissions = None
+        self.names = set()
+        self.pristine = self.slots_dir / "course.tar"
+        self.expected = []
+        self.skipped_here = {}
+        self.not_selected = {}  # tests of the lab this engine's labels leave out -> why
+        self.test_runs = tests.TestRuns()
+        self.parallel_tests = 1  # how many submissions' tests may run at once (set by run())
+
+    # What a grade depends on besides the source: the engine, preset, labels and configure
+    # arguments, the points file and the graders (the lab's files but the student's source, and
+    # common/, sim/, cmake/, the top CMake files). A submission is graded again when any changes.
+    def grading_key(self):
+        h = hashlib.sha256()
+        h.update(f"{self.engine}|{self.preset}|{'|'.join(self.labels)}|"
+                 f"{os.environ.get('GRADE_CMAKE_ARGS', '')}\n".encode())
+        files = [GRADING / "points" / f"{self.lab}.toml", ROOT / "CMakeLists.txt", ROOT / "CMakePresets.json"]
+        for folder in (ROOT / self.folder, ROOT / "common", ROOT / "sim", ROOT / "cmake"):
+            files += sorted(p for p in folder.rglob("*") if p.is_file() and p.name != self.source_name
+                            and "__pycache__" not in p.parts)
+        for f in files:
+            if f.exists():
+                h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")
+        return h.hexdigest()
+
+    def prepare(self):
+        slots.snapshot_course(self)
+        count = self.build_slots
+        jobs = max(1, usable_cores() // count)
+        say(f"preparing {count} build slot(s) for {self.lab} (preset {self.preset})")
+        with concurrent.futures.ThreadPoolExecutor(count) as pool:
+            trees = list(pool.map(lambda i: slots.prepare_slot(self, i, jobs), range(count)))
+        # The tests the skeleton registers are the tests every submission is scored on.
+        probe = self.slots_dir / "expected"
+        shutil.rmtree(probe, ignore_errors=True)
+        slots.collect_graders(self, trees[0], probe)
+
+        def listed(*label_args):
+            out = subprocess.run(["ctest", "--test-dir", str(probe), "-N", "--show-only=json-v1",
+                                  *label_args], capture_output=True, text=True)
+            return json.loads(out.stdout)["tests"]
+
+        self.expected = [t["name"] for t in listed(*self.label_args())]
+        # The lab's other tests are not graded by this engine: say which, and why.
+        for t in listed("-L", f"^{self.lab}$"):
+            if t["name"] not in self.expected:
+                labels = next((p["value"] for p in t.get("properties", []) if p["name"] == "LABELS"), [])
+                kind = "GPU" if "gpu" in labels else "simulator" if "sim" in labels else "other"
+                self.not_selected[t["name"]] = (f"a {kind} test: not run by engine {self.engine} "
+                                                f"({self.settings.engine_name}, labels "
+                                                f"{' '.join(self.labels)})")
+        # Without a GPU some tests skip whatever the code (too large for the simulator, say):
+        # running the skeleton's tests once finds them, so that a submission that does not
+        # compile is not charged for them either.
+        if not self.gpus:
+            junit = probe / "junit.xml"
+            subprocess.run(["ctest", "--test-dir", str(probe), *self.label_args(), "--output-junit",
+                            str(junit)], capture_output=True, timeout=env_int("GRADE_TIMEOUT", 600))
+            self.skipped_here = {t["name"]: t["output"].splitlines()[0]
+                                 for t in tests.parse_junit(junit, {}) if t["result"] == "skipped"}
+        shutil.rmtree(probe, ignore_errors=True)
+        if not self.expected:
+            raise RuntimeError(f"no test of {self.lab} matches labels {self.labels}")
+        self.slot_queue = queue.Queue()
+        for tree in trees:
+            self.slot_queue.put(tree)
+
+    # Test output names the grader's files by where a build slot had them: named from the
+    # course's root instead (and the submission's folder from itself).
+    def course_paths(self, text):
+        text = re.sub(re.escape(str(self.slots_dir)) + r"/slot\d+/", "", text)
+        return text.replace(str(self.out) + "/", "").replace(str(ROOT) + "/", "")
+
+    # A file written outside a submission's folder, named without the grader's own paths.
+    def place(self, path):
+        p = Path(path)
+        for base, what in ((self.slots_dir, "a build slot"), (self.out, "the grading output"),
+                           (self.submissions, "the submissions"), (ROOT, "the course")):
+            if base and within(p, base):
+                rel = p.relative_to(base)
+                if base == self.slots_dir and len(rel.parts) > 1 and rel.parts[0].startswith("slot"):
+                    rel = Path(*rel.parts[1:])
+                return f"{rel} (in {what})"
+        return str(p)
+
+    def label_args(self):
+        args = ["-L", f"^{self.lab}$"]
+        for label in self.labels:  # "cpu|sim": either label
+            args += ["-L", f"^({label})$"]
+        return args
+
+    # The run's last line: which engine graded, and what it did not grade and why.
+    def summary(self):
+        line = f"graded with {self.settings.describe()}"
+        skipped = [{"test": n, "why": why} for n, why in self.skipped_here.items()]
+        skipped += [{"test": n, "why": why} for n, why in self.not_selected.items()]
+        if skipped:
+            line += f"; not graded, per submission: {len(skipped)} test(s): {results.reasons(skipped)}"
+        return line
+
+    # Already graded: the same source, graded with the same engine, labels, points and graders.
+    def already_graded(self, name, source):
+        path = self.out / name / "results.json"
+        if not path.exists() or source is None:
+            return False
+        try:
+            extra = json.loads(path.read_text()).get("extra_data", {})
+        except (json.JSONDecodeError, OSError):
+            return False
+        return extra.get("source_sha256") == source.sha256 and extra.get("grading_sha256") == self.key
+
+    def grade(self, name, entry, gpu_queue):
+        source, problem = take_source(entry, self.source_name)
+        sub = self.out / name
+        start = time.time()
+        shutil.rmtree(sub, ignore_errors=True)
+        sub.mkdir(parents=True)
+        record = {"submission": name, "built": False, "status": [], "tests": []}
+        if source is None:
+            record["status"].append(problem)
+            record["not_run"] = problem
+            return results.finish(self, sub, record, None, start)
+
+        tree = self.slot_queue.get()
+        try:
+            slots.restore(self, tree)
+            (tree / self.folder / self.source_name).write_bytes(source.data)
+            build = tree / "build" / "grading"
+            policy = ReadPolicy(tree, self.folder, self.out, source)
+            # Before the build: a file it may not read is refused unread by any compiler message.
+            refused, failed = compile_read_problem(policy, build, build / "intake")
+            if refused:
+                built, log = False, refused + "\n"
+            elif failed is not None:
+                # The preprocessor already failed: so would the build; its messages are the same.
+                built, log = False, failed
+                record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
+            else:
+                targets = (tree / "ready").read_text().splitlines()[0].split()
+                cmd = ["cmake", "--build", str(build), "-j", "1", "--target", *targets]
+                try:
+                    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                                          timeout=env_int("GRADE_BUILD_TIMEOUT", 600))
+                    built, log = proc.returncode == 0, proc.stdout + proc.stderr
+                except subprocess.TimeoutExpired as e:
+                    built, log = False, f"build ran past {e.timeout} s\n"
+                if not built:
+                    record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
+            (sub / "build.log").write_text(truncate(log, BUILD_LOG_LIMIT))
+            if built:
+                slots.collect_graders(self, tree, sub / "run")
+        finally:
+            self.slot_queue.put(tree)
+        record["built"] = built
+        if refused:
+            record["status"].append(refused)
+            record["not_run"] = refused
+            return results.finish(self, sub, record, source, start)
+        if not built:
+            record["status"].append("does not compile")
+            return results.finish(self, sub, record, source, start)
+
+        gpu = gpu_queue.get()
+        record["test_window"] = [time.time()]
+        try:
+            with self.test_runs.shared():
+                outside = tests.run_tests(self, sub, record, gpu, source)
+            if outside and self.parallel_tests > 1:
+                # Another submission's tests, running at the same time, may have written these:
+                # this one runs its tests again with nobody else's running. Only what it writes
+                # then is its own.
+                with self.test_runs.alone():
+                    outside = tests.run_tests(self, sub, {"status": [], "tests": []}, gpu, source,
+                                              again=True)
+            if outside:
+                record["status"].append("writes outside its folder: " +
+                                        ", ".join(self.place(p) for p in outside[:3]))
+        finally:
+            record["test_window"].append(time.time())
+            record["gpu"] = gpu
+            gpu_queue.put(gpu)
+        return results.finish(self, sub, record, source, start)
+
+
+def run(args, names_and_entries, slots_dir=None):
+    settings = engines.settings(args)
+    gpus, count = settings.gpus, settings.build_slots
+    g = Grading(args.lab, args.out, settings, slots_dir)
+    if getattr(args, "submissions", None):
+        g.submissions = Path(args.submissions).resolve()
+    # Folders of OUT the grading writes: every submission's (not just this batch's), the Slurm
+    # jobs' logs.
+    g.names = {name for name, _ in names_and_entries} | {"slurm"}
+    if g.submissions:
+        g.names |= {name for name, _ in submissions_of(g.submissions)}
+    todo = []
+    for name, entry in names_and_entries:
+        source, _ = take_source(entry, g.source_name)
+        if not args.force and g.already_graded(name, source):
+            say(f"{name}: already graded (use --force to grade again)")
+            continue
+        todo.append((name, entry))
+    if todo:
+        started = time.time()
+        try:
+            g.prepare()
+        except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+            sys.exit(f"grading could not start: {e}")
+        # One token per GPU: a submission's tests hold one GPU, and no other's run there at once.
+        # Without the GPU engine, as many test runs at once as there are build slots.
+        prepared = time.time()
+        tokens = queue.Queue()
+        for t in (gpus or [None] * count):
+            tokens.put(t)
+        g.parallel_tests = tokens.qsize()
+        workers = count + max(1, len(gpus))
+        say(f"grading {len(todo)} submission(s) with {settings.describe()}: {count} build slot(s)"
+            f"{', GPUs ' + ','.join(gpus) if gpus else ''}")
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            futures = {pool.submit(g.grade, name, entry, tokens): name for name, entry in todo}
+            for future in concurrent.futures.as_completed(futures):
+                try:
+                    future.result()
+                except Exception as e:  # a grading bug must not stop the batch either
+                    say(f"{futures[future]}: grading error: {e}")
+        done = time.time()
+        (g.out / "timing.json").write_text(json.dumps({
+            "submissions": len(todo), "gpus": gpus, "build_slots": count, "engine": settings.engine,
+            "preset": settings.preset, "labels": settings.labels,
+            "prepare_s": round(prepared - started, 1), "grade_s": round(done - prepared, 1)}) + "\n")
+    return g

@@ -1,0 +1,115 @@
+"""Build slots: private copies of the course tree, configured and built once with the shipped
+skeleton, restored to the course's files before each submission's build.
+
+Functions of one grading run (a batch.Grading, `g`).
+"""
+import os
+import re
+import shlex
+import shutil
+import stat
+import subprocess
+import tarfile
+from pathlib import Path
+
+from .common import ROOT, env_int
+
+# Extract only plain files and folders inside the target (Pythons that know the filter).
+SAFE_TAR = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+
+
+# A tar of the course tree (no build outputs, no git, no solutions, no slides): what every
+# slot is restored to before a build, so that nothing a submission wrote survives into the
+# next, and nothing a submission could include holds an answer.
+def snapshot_course(g):
+    g.slots_dir.mkdir(parents=True, exist_ok=True)
+    skip = {"build", "solutions", "slides"}
+    tmp = g.pristine.with_suffix(".tmp")
+    with tarfile.open(tmp, "w") as tar:
+        for entry in sorted(ROOT.iterdir()):
+            if entry.name in skip or entry.name.startswith(".") or entry.resolve() == g.out:
+                continue
+            tar.add(entry, arcname=entry.name)
+    os.replace(tmp, g.pristine)
+
+
+# Rewrites only what differs from the course's copy (size or whole-second mtime, as tar
+# keeps them): untouched files are not written, so a build never looks like a submission
+# writing into the slot, and ninja rebuilds nothing that did not change.
+def restore(g, tree):
+    with tarfile.open(g.pristine) as tar:
+        for member in tar.getmembers():
+            target = tree / member.name
+            try:
+                st = target.lstat()
+                if member.isdir() and stat.S_ISDIR(st.st_mode):
+                    continue
+                if (member.isfile() and stat.S_ISREG(st.st_mode) and st.st_size == member.size
+                        and int(st.st_mtime) == int(member.mtime)):
+                    continue
+            except FileNotFoundError:
+                pass
+            tar.extract(member, tree, **SAFE_TAR)
+
+
+def grader_targets(g, build):
+    out = subprocess.run(["cmake", "--build", str(build), "--target", "help"],
+                         capture_output=True, text=True)
+    names = sorted(set(re.findall(rf"^({g.lab}_student\w*_grader):", out.stdout, re.M)))
+    if not names:
+        raise RuntimeError(f"no {g.lab}_student*_grader target in {build}:\n{out.stdout[-2000:]}")
+    # The CPU-simulator grader (labNN_student_sim_grader) only when its tests are graded, or
+    # when it is the only one (a simulator-only build registers the CPU tests there).
+    gpu_side = [n for n in names if "_sim_" not in n]
+    if gpu_side and not any("sim" in label for label in g.labels):
+        return gpu_side
+    return names
+
+
+def prepare_slot(g, index, jobs):
+    tree = g.slots_dir / f"slot{index}"
+    build = tree / "build" / "grading"
+    ready = tree / "ready"
+    tree.mkdir(parents=True, exist_ok=True)
+    restore(g, tree)
+    # A slot is reused only if it was built with the same settings.
+    settings = (f"{g.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')} | {' '.join(g.labels)}"
+                " | compile commands")
+    if ready.exists() and ready.read_text().splitlines()[1:2] == [settings]:
+        return tree
+    ready.unlink(missing_ok=True)
+    shutil.rmtree(build, ignore_errors=True)
+    # compile_commands.json: the commands whose preprocessor lists what a submission reads.
+    cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", g.preset,
+           "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
+    cmd += shlex.split(os.environ.get("GRADE_CMAKE_ARGS", ""))
+    log = tree / "prepare.log"
+    with open(log, "w") as f:
+        if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=tree).returncode != 0:
+            raise RuntimeError(f"configure failed: {log}")
+        targets = grader_targets(g, build)
+        if subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets],
+                          stdout=f, stderr=subprocess.STDOUT).returncode != 0:
+            raise RuntimeError(f"building the shipped skeleton failed: {log}")
+    ready.write_text(" ".join(targets) + "\n" + settings + "\n")
+    return tree
+
+
+# Copies the lab's built student graders into `dest` with a CTest file that runs them there,
+# so the slot can build the next submission while this one's tests run.
+def collect_graders(g, tree, dest):
+    build = tree / "build" / "grading"
+    dest.mkdir(parents=True, exist_ok=True)
+    includes = []
+    test_timeout = env_int("GRADE_TEST_TIMEOUT", 120)
+    for tests_file in sorted(build.rglob(f"{g.lab}_student*_tests.cmake")):
+        text = tests_file.read_text()
+        for exe in sorted(set(re.findall(r'^add_test\(\[==\[.*?\]==\] "([^"]+)"', text, re.M))):
+            copy = dest / Path(exe).name
+            shutil.copy2(exe, copy)
+            text = text.replace(f'"{exe}"', f'"{copy}"')
+        text = re.sub(r"\bTIMEOUT \d+", f"TIMEOUT {test_timeout}", text)
+        local = dest / tests_file.name
+        local.write_text(text)
+        includes.append(f'include("{local}")\n')
+    (dest / "CTestTestfile.cmake").write_text("".join(includes))
