@@ -37,7 +37,7 @@ private = f"grading/private/{lab}/"
 
 def needed(f):
     parts = f.split("/")
-    if f.endswith(".md"):
+    if f.endswith(".md") or f.startswith(release.LEFT_OUT_DIRS):
         return False
     return (f in ("CMakeLists.txt", "CMakePresets.json", "scripts/install_tools.sh", f"grading/points/{lab}.toml")
             or parts[0] in ("cmake", "common", "sim", folder)

@@ -175,7 +175,9 @@ def compile_commands_for(build, submission):
     found = []
     for e in entries:
         f = Path(e["directory"], e["file"]).resolve()
-        wraps = f.parent.name == "sim_sources" and str(submission) in f.read_text(errors="replace")
+        # Wrappers are written at build time: one the slot's build has not made yet is not this one.
+        wraps = (f.parent.name == "sim_sources" and f.is_file()
+                 and str(submission) in f.read_text(errors="replace"))
         if f == submission.resolve() or wraps:
             args = e.get("arguments") or shlex.split(e["command"])
             found.append((Path(e["directory"]), f, args))

@@ -18,7 +18,8 @@ from .common import ROOT, env_int
 SAFE_TAR = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
 
-# A tar of the course tree (no build outputs, no git, no solutions, no slides): what every
+# A tar of the course tree (no build outputs, no git, no solutions, no slides, no mistakes made
+# on the solutions): what every
 # slot is restored to before a build, so that nothing a submission wrote survives into the
 # next, and nothing a submission could include holds an answer.
 def snapshot_course(g):
@@ -29,7 +30,8 @@ def snapshot_course(g):
         for entry in sorted(ROOT.iterdir()):
             if entry.name in skip or entry.name.startswith(".") or entry.resolve() == g.out:
                 continue
-            tar.add(entry, arcname=entry.name)
+            tar.add(entry, arcname=entry.name, filter=lambda t: None if t.name.startswith(
+                ("common/tests/mistakes/", "common/tests/mistakes")) else t)
     os.replace(tmp, g.pristine)
 
 
