@@ -65,7 +65,7 @@ SHARED_CODE = ("common", "sim", "bench")
 KEPT_DIRS = ("common", "sim", "bench", "cmake", "notebooks")
 KEPT_FILES = ("CMakeLists.txt", ".gitignore", "scripts/status.sh", "scripts/status.py",
               "scripts/run_test.sh", "scripts/install_tools.sh")
-KEPT_GLOBS = ("grading/*.py",)
+KEPT_GLOBS = ("grading/*.py", "grading/histo_grading/*.py")
 # Instructor-only parts of the kept folders: mistakes made on purpose on the solutions.
 LEFT_OUT_DIRS = ("common/tests/mistakes/",)
 NEAR_CODE_HINT = re.compile(r"<details><summary>Hint \d+ \([^)]*near code\)</summary>.*?</details>\n*",

@@ -42,6 +42,7 @@ def needed(f):
     return (f in ("CMakeLists.txt", "CMakePresets.json", "scripts/install_tools.sh", f"grading/points/{lab}.toml")
             or parts[0] in ("cmake", "common", "sim", folder)
             or (parts[0] == "grading" and len(parts) == 2 and f.endswith(".py"))
+            or (f.startswith("grading/histo_grading/") and f.endswith(".py"))
             or f.startswith(private))
 
 
