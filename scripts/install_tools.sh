@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and running the CPU-simulator graders needs, from the system's apt
-# (Debian, Ubuntu 24.04 or newer): CMake, Ninja, a C++ compiler, Catch2 3 and Python 3, non-
-# interactively. Does nothing when they are all installed. GitHub Classroom's autograding
-# (.github/workflows/classroom.yml) and the Gradescope autograder (setup.sh) run it.
+# (Debian, Ubuntu 24.04 or newer): CMake, Ninja, a C++ compiler, Clang (the simulator's counters),
+# Catch2 3 and Python 3, non-interactively. Does nothing when they are all installed. GitHub
+# Classroom's autograding (.github/workflows/classroom.yml) and the Gradescope autograder
+# (setup.sh) run it.
 set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -22,6 +23,8 @@ command -v cmake > /dev/null || need+=(cmake)
 command -v ninja > /dev/null || need+=(ninja-build)
 command -v g++ > /dev/null || need+=(g++)
 command -v python3 > /dev/null || need+=(python3)
+# Clang: the simulator's counters, which the [perf] ("cost: ...") tests grade on.
+command -v clang++ > /dev/null || need+=(clang)
 if [ ${#need[@]} -eq 0 ] && catch2_installed; then
   echo "install_tools: cmake, ninja, g++, python3 and Catch2 3 are installed"
   exit 0

@@ -120,9 +120,16 @@ def finish(g, sub, record, source, start):
     return results
 
 
+# The [perf] tests (the simulator's counters against a lab's cost bounds) are named "cost: ...":
+# their points are shown apart from the correctness points.
+PERFORMANCE_NAME = ": cost: "
+
+
 def results_json(g, record, tests, source, elapsed):
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     gs_tests, score, max_score = [], 0.0, 0.0
+    parts = {kind: {"score": 0.0, "max_score": 0.0, "passed": 0, "failed": 0}
+             for kind in ("correctness", "performance")}
     status = list(record["status"])
     # Bins that no kernel counted (the graders' OutputWatch): the lab's work was not done, so
     # no test of this submission scores, not even the CPU checks it passed.
@@ -148,6 +155,11 @@ def results_json(g, record, tests, source, elapsed):
                          status=t["result"])
             score += entry["score"]
             max_score += points
+            part = parts["performance" if PERFORMANCE_NAME in t["name"] else "correctness"]
+            part["score"] += entry["score"]
+            part["max_score"] += points
+            part[t["result"]] += 1
+        entry["tags"] = ["performance" if PERFORMANCE_NAME in t["name"] else "correctness"]
         gs_tests.append(entry)
     races = sorted({t["race"] for t in tests if t.get("race")})
     status += [r for r in races if r not in status]
@@ -168,6 +180,11 @@ def results_json(g, record, tests, source, elapsed):
                   for t in sorted(tests, key=lambda t: t["name"]) if t["result"] == "skipped"]
     not_graded += [{"test": name, "why": why} for name, why in sorted(g.not_selected.items())]
     summary = [f"{g.lab}: {score:g} of {max_score:g} points ({'; '.join(status)})."]
+    if parts["performance"]["max_score"]:
+        c, p = parts["correctness"], parts["performance"]
+        summary.append(f"Correctness {c['score']:g} of {c['max_score']:g}; performance (counted by "
+                       f"the CPU simulator with the H200's shape) {p['score']:g} of "
+                       f"{p['max_score']:g}.")
     if "build_output" in record:
         summary.append("Your file did not compile:\n" + record["build_output"])
     summary.append(ENGINE_NOTES[g.engine])
@@ -186,6 +203,11 @@ def results_json(g, record, tests, source, elapsed):
             "passed": counts["passed"], "failed": counts["failed"],
             "skipped": counts["skipped"], "max_score": round(max_score, 4),
             "status": "; ".join(status),
+            # Correctness and performance ([perf], "cost: ...") points apart.
+            "correctness": {k: round(v, 4) if isinstance(v, float) else v
+                            for k, v in parts["correctness"].items()},
+            "performance": {k: round(v, 4) if isinstance(v, float) else v
+                            for k, v in parts["performance"].items()},
             "source_sha256": source.sha256 if source else "",
             "source": source.name if source else "",
             # What graded it: "already graded" holds only for the same source and key.

@@ -543,6 +543,7 @@ void run_block() {
     if (exited == g_threads) break;
     if (waiting == g_threads && same_line) {
       for (unsigned t = 0; t < g_threads; ++t) g_fibers[t].state = State::runnable;
+      trace::barrier_released();
       continue;
     }
     fail_stuck_block();
@@ -681,6 +682,7 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     return;
   }
   before_stream_work(stream);
+  hazards_before_launch();
   if (g_shape_only) {
     trace::begin_launch(kernel, unsigned(blocks), unsigned(threads));
     trace::end_launch();
@@ -722,6 +724,7 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     }
     trace::end_launch();
   });
+  if (failure.empty()) failure = hazards_after_launch();
   if (!failure.empty()) {
     std::fprintf(stderr, "%s\n", failure.c_str());
     set_launch_error(cudaErrorLaunchFailure, failure);

@@ -34,4 +34,12 @@ std::vector<std::pair<uintptr_t, uintptr_t>> device_ranges();
 // shown how much of it the kernel uses.
 void remember_static_shared(const std::vector<LaunchCounters>& launches);
 
+// "byte 40 of a 1536-byte cudaMalloc allocation" (hazard reports).
+std::string describe_device_address(uint64_t address);
+
+// The hazard checks (hazards.cpp): armed before a launch; after it, the first hazard found, as
+// the sentence the launch fails with ("" when none).
+void hazards_before_launch();
+std::string hazards_after_launch();
+
 }  // namespace histo_sim

@@ -139,6 +139,14 @@ void remember_static_shared(const std::vector<LaunchCounters>& launches) {
     if (c.static_shared_bytes) g_static_shared[c.kernel] = c.static_shared_bytes;
 }
 
+std::string describe_device_address(uint64_t address) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto it = find_device(reinterpret_cast<const void*>(uintptr_t(address)));
+  if (it == g_device.end()) return "device byte 0x" + std::to_string(address);
+  return "byte " + std::to_string(address - it->first) + " of a " + std::to_string(it->second) +
+         "-byte cudaMalloc allocation";
+}
+
 bool stream_is_valid(cudaStream_t stream) {
   if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return true;
   std::lock_guard<std::mutex> lock(g_mutex);

@@ -48,6 +48,9 @@ size_t g_last_range = 0;
 std::vector<ThreadState> g_thread_state;  // per thread of the block
 std::vector<WarpState> g_warps;
 std::unordered_map<uint64_t, uint32_t> g_site_ids;  // (code address, space) -> id
+bool g_group = false;                      // a reader wants requests
+std::vector<Consumer*> g_access_readers;   // readers that want every access
+unsigned g_interval = 0;                   // barriers the running block has passed
 std::vector<uintptr_t> g_site_address;
 
 bool in_device(uintptr_t a) {
@@ -86,6 +89,11 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
     return;  // the thread's own stack, or the simulator's data
   }
   const unsigned thread = g_current->linear;
+  if (!g_access_readers.empty()) {
+    const Access access{thread, space, kind, bytes, address, code, g_interval};
+    for (Consumer* c : g_access_readers) c->access(access);
+  }
+  if (!g_group) return;
   ThreadState& ts = g_thread_state[thread];
   WarpState& warp = g_warps[thread / 32];
   // Clang stores a 16-byte vector (make_uint4) as two 8-byte halves; the GPU as one access.
@@ -143,9 +151,24 @@ bool observes_plain_accesses() {
 #endif
 }
 
-void attach(Consumer* consumer) { g_consumers.push_back(consumer); }
+namespace {
+void sort_readers() {
+  g_group = false;
+  g_access_readers.clear();
+  for (Consumer* c : g_consumers) {
+    g_group = g_group || c->wants_requests();
+    if (c->wants_accesses()) g_access_readers.push_back(c);
+  }
+}
+}  // namespace
+
+void attach(Consumer* consumer) {
+  g_consumers.push_back(consumer);
+  sort_readers();
+}
 void detach(Consumer* consumer) {
   g_consumers.erase(std::remove(g_consumers.begin(), g_consumers.end(), consumer), g_consumers.end());
+  sort_readers();
 }
 bool active() { return !g_consumers.empty(); }
 
@@ -166,24 +189,33 @@ void begin_block(unsigned block, unsigned threads, const void* shared_lo, const 
   g_dynamic_hi = reinterpret_cast<uintptr_t>(dynamic_hi);
   // Static shared memory first, then the dynamic part, 1 KiB aligned (banks repeat every 128 B).
   g_dynamic_offset = (g_shared_hi - g_shared_lo + 1023) / 1024 * 1024;
-  g_thread_state.assign(threads, {});
-  g_warps.resize((threads + 31) / 32);
-  for (WarpState& w : g_warps) {
-    w.index.clear();
-    w.groups.clear();
+  g_interval = 0;
+  if (g_group) {
+    g_thread_state.assign(threads, {});
+    g_warps.resize((threads + 31) / 32);
+    for (WarpState& w : g_warps) {
+      w.index.clear();
+      w.groups.clear();
+    }
   }
+  for (Consumer* c : g_access_readers) c->begin_block(block);
   g_on = true;
 }
+
+void barrier_released() { ++g_interval; }
 
 void end_block() {
   if (!g_on) return;
   g_on = false;
+  for (Consumer* c : g_access_readers) c->block_done();
+  if (!g_group) return;
   const BlockInfo info{g_block, unsigned(g_warps.size())};
   std::vector<Request> requests;
   for (unsigned w = 0; w < g_warps.size(); ++w) {
     requests.clear();
     for (const Group& g : g_warps[w].groups) requests.push_back(g.request);
-    for (Consumer* c : g_consumers) c->warp_requests(info, w, requests);
+    for (Consumer* c : g_consumers)
+      if (c->wants_requests()) c->warp_requests(info, w, requests);
   }
 }
 

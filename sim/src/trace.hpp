@@ -42,6 +42,17 @@ struct Request {
   uint64_t address[32];    // per lane (shared: offset in the block's shared memory)
 };
 
+// One access, as it happens (for readers that need every access: the hazard checks).
+struct Access {
+  unsigned thread;         // within the block
+  Space space;
+  Kind kind;
+  unsigned bytes;
+  uint64_t address;        // shared: offset in the block's shared memory
+  uintptr_t site;
+  unsigned interval;       // block barriers passed so far (the barrier interval)
+};
+
 struct BlockInfo {
   unsigned block;          // linear block index in the grid
   unsigned warps;
@@ -52,9 +63,15 @@ class Consumer {
  public:
   virtual ~Consumer() = default;
   virtual void begin_launch(const void* kernel, unsigned grid, unsigned block) = 0;
-  // Every request of warp `warp` of the block, in program order of its first lane.
-  virtual void warp_requests(const BlockInfo& block, unsigned warp,
-                             const std::vector<Request>& requests) = 0;
+  // Every request of warp `warp` of the block, in program order of its first lane (only for
+  // readers that want requests).
+  virtual void warp_requests(const BlockInfo&, unsigned, const std::vector<Request>&) {}
+  virtual bool wants_requests() const { return true; }
+  // Every access as it happens (only for readers that want them).
+  virtual void begin_block(unsigned) {}
+  virtual void access(const Access&) {}
+  virtual void block_done() {}
+  virtual bool wants_accesses() const { return false; }
   virtual void end_launch() = 0;
 };
 
@@ -70,6 +87,7 @@ void detach(Consumer* consumer);
 void begin_launch(const void* kernel, unsigned grid, unsigned block_threads);
 void begin_block(unsigned block, unsigned threads, const void* shared_lo, const void* shared_hi,
                  const void* dynamic_lo, const void* dynamic_hi);
+void barrier_released();  // every thread of the block passed a __syncthreads()
 void end_block();
 void end_launch();
 bool active();

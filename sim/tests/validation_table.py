@@ -46,7 +46,8 @@ def main():
     meas = {(r["kernel"], r["dataset"]): r for r in csv.DictReader(open(os.path.join(ROOT, "report/benchmark.csv")))}
     lines = ["| kernel | dataset | ld sectors/req sim / ncu | atomic passes/req sim / ncu | shared wavefronts/instr sim / ncu | DRAM MB sim / ncu | predicted GB/s (1 GiB) | measured GB/s | predicted / measured | binding resource |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    kernels = sorted({k for k, _ in pred}, key=lambda k: (k.split("/")[0], k))
+    # lab01/racy is a demonstration of lost counts, not a kernel to predict.
+    kernels = sorted({k for k, _ in pred if k != "lab01/racy"}, key=lambda k: (k.split("/")[0], k))
     for k in kernels:
         for d in ["uniform", "degenerate", "skewed", "text", "image", "alternating", "runs"]:
             if (k, d) not in pred:

@@ -1,0 +1,278 @@
+// The hazard checks: a reader of the access trace (trace.hpp) that finds, per launch,
+//   - shared-memory races: two threads of a block touching one byte between the same two
+//     barriers, at least one writing, not both atomically (compute-sanitizer racecheck's rule);
+//   - reads of shared memory that no thread of the block wrote since the block began
+//     (initcheck's rule), atomics included: counting into bins never zeroed;
+//   - global-memory races: a plain write to a byte that another thread of the launch also
+//     reads or writes, unless both are in one block with a barrier between them.
+// Each becomes one sentence naming the memory, both threads, both source lines and the barrier
+// interval; the launch then fails with it (a hazard fails a test even when its bins are right).
+// On only where the trace sees plain loads and stores (a Clang build); HISTO_SIM_HAZARDS=0
+// turns it off.
+#include "trace.hpp"
+
+#include "histo_sim/counters.hpp"
+#include "internal.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace histo_sim {
+namespace {
+
+constexpr unsigned kNone = ~0u;
+
+// What happened to one byte.
+struct ByteState {
+  unsigned writer = kNone;  // thread (shared) or block * 65536 + thread (global)
+  unsigned write_interval = 0;
+  uintptr_t write_site = 0;
+  bool write_atomic = false;
+  unsigned reader = kNone;
+  unsigned read_interval = 0;
+  uintptr_t read_site = 0;
+};
+
+// file:line of a code address (addr2line on the object holding it; the lab sources carry line
+// tables in a traced build), or "?".
+std::string source_line(uintptr_t pc) {
+  static std::map<uintptr_t, std::string> cache;
+  const auto found = cache.find(pc);
+  if (found != cache.end()) return found->second;
+  std::string where = "?";
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(pc), &info) && info.dli_fname) {
+    const uintptr_t offset = pc - reinterpret_cast<uintptr_t>(info.dli_fbase) - 1;
+    const std::string object = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
+    char command[1024];
+    std::snprintf(command, sizeof command, "addr2line -i -e '%s' 0x%llx 2>/dev/null",
+                  object.c_str(), (unsigned long long)offset);
+    // -i: the inlined frames, innermost first; the first one in the student's code names the
+    // line (an atomic's innermost frame is the simulator's own atomicAdd).
+    if (FILE* p = popen(command, "r")) {
+      char line[1024] = {};
+      while (std::fgets(line, sizeof line, p)) {
+        std::string text = line;
+        while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+        const size_t discriminator = text.find(" (");
+        if (discriminator != std::string::npos) text.resize(discriminator);
+        const size_t colon = text.rfind(':');
+        if (colon == std::string::npos || text.substr(0, 2) == "??") continue;
+        const size_t slash = text.rfind('/', colon);
+        const std::string file_line = text.substr(slash == std::string::npos ? 0 : slash + 1);
+        if (file_line.rfind("cuda_runtime.h:", 0) == 0) continue;
+        where = file_line;
+        // A simulator wrapper (sim_sources/<name>_<8 hex digits>.cpp) stands for <name>.cu.
+        const size_t dot = where.find(".cpp:");
+        if (dot != std::string::npos && dot > 9 && where[dot - 9] == '_' &&
+            where.find_first_not_of("0123456789abcdef", dot - 8) == dot)
+          where = where.substr(0, dot - 9) + ".cu" + where.substr(dot + 4);
+        break;
+      }
+      pclose(p);
+    }
+  }
+  return cache[pc] = where;
+}
+
+const char* verb(trace::Kind kind) {
+  return kind == trace::Kind::load ? "reads" : kind == trace::Kind::store ? "writes" : "atomically updates";
+}
+
+class Hazards final : public trace::Consumer {
+ public:
+  bool wants_requests() const override { return false; }
+  bool wants_accesses() const override { return true; }
+
+  void begin_launch(const void*, unsigned, unsigned block) override {
+    block_threads_ = block;
+    global_.clear();
+    findings_.clear();
+    reported_sites_.clear();
+    more_ = 0;
+  }
+  void begin_block(unsigned block) override {
+    block_ = block;
+    shared_.clear();
+    unwritten_.clear();
+  }
+  // A read of a byte nobody wrote is reported once the block is done, unless another thread
+  // wrote that byte later in the same barrier interval: then the two race (a missing barrier
+  // after zeroing), and the race is the cause.
+  void block_done() override {
+    for (const auto& [offset, u] : unwritten_) {
+      if (u.raced) continue;
+      std::ostringstream out;
+      out << "CPU simulator: " << block_name() << " thread " << u.thread << " " << verb(u.kind)
+          << " shared memory (byte " << offset << ", " << source_line(u.site)
+          << ") that no thread of the block wrote since the block began: shared memory starts "
+             "as garbage. Likely cause: the shared bins or counters are not zeroed before "
+             "they are counted into or read";
+      report(u.site, out.str());
+    }
+  }
+  void access(const trace::Access& a) override {
+    for (unsigned b = 0; b < a.bytes; ++b) {
+      if (a.space == trace::Space::shared)
+        shared_byte(a, a.address + b);
+      else
+        global_byte(a, a.address + b);
+    }
+  }
+  void end_launch() override {}
+
+  std::string take() {
+    if (findings_.empty()) return "";
+    std::string text = findings_.front();
+    if (findings_.size() > 1 || more_) {
+      text += " (" + std::to_string(findings_.size() - 1 + more_) + " more hazard(s) in this launch";
+      if (findings_.size() > 1) text += "; next: " + findings_[1];
+      text += ")";
+    }
+    findings_.clear();
+    more_ = 0;
+    return text;
+  }
+
+ private:
+  void report(uintptr_t site, const std::string& sentence) {
+    if (!reported_sites_.insert(site).second) return;  // once per source line
+    if (findings_.size() < 3)
+      findings_.push_back(sentence);
+    else
+      ++more_;
+  }
+
+  std::string block_name() const { return "block " + std::to_string(block_); }
+
+  void race(const trace::Access& a, const char* memory, uint64_t where, unsigned other,
+            uintptr_t other_site, trace::Kind other_kind, unsigned interval) {
+    std::ostringstream out;
+    out << "CPU simulator: a " << memory << " race in " << block_name() << ": thread " << a.thread
+        << " " << verb(a.kind) << " " << memory << " byte " << where << " ("
+        << source_line(a.site) << ") and thread " << other << " " << verb(other_kind) << " it ("
+        << source_line(other_site) << ") with no __syncthreads() between them (both after "
+        << interval << " barrier(s) of the block). Likely cause: a missing or misplaced "
+        << "__syncthreads() between those two lines, or a plain access where an atomic is needed";
+    report(a.site, out.str());
+  }
+
+  void shared_byte(const trace::Access& a, uint64_t offset) {
+    ByteState& s = shared_[offset];
+    const bool atomic = a.kind == trace::Kind::atomic;
+    if (a.kind != trace::Kind::store && s.writer == kNone && !unwritten_.count(offset))
+      unwritten_[offset] = Unwritten{a.thread, a.interval, a.site, a.kind, false};
+    if (s.writer != kNone && s.writer != a.thread && s.write_interval == a.interval &&
+        !(atomic && s.write_atomic)) {
+      mark_raced(offset);
+      race(a, "shared-memory", offset, s.writer, s.write_site,
+           s.write_atomic ? trace::Kind::atomic : trace::Kind::store, a.interval);
+    } else if (a.kind != trace::Kind::load && s.reader != kNone && s.reader != a.thread &&
+               s.read_interval == a.interval) {
+      mark_raced(offset);
+      race(a, "shared-memory", offset, s.reader, s.read_site, trace::Kind::load, a.interval);
+    }
+    if (a.kind == trace::Kind::load) {
+      if (s.reader == kNone || s.read_interval != a.interval) {
+        s.reader = a.thread;
+        s.read_interval = a.interval;
+        s.read_site = a.site;
+      }
+    } else {
+      s.writer = a.thread;
+      s.write_interval = a.interval;
+      s.write_site = a.site;
+      s.write_atomic = atomic;
+    }
+  }
+
+  void global_byte(const trace::Access& a, uint64_t address) {
+    const bool atomic = a.kind == trace::Kind::atomic;
+    const unsigned me = block_ * 65536u + a.thread;
+    if (a.kind == trace::Kind::load) {
+      const auto it = global_.find(address);
+      if (it == global_.end()) return;  // reads of what the launch never wrote: no race
+      ByteState& s = it->second;
+      if (s.writer != kNone && s.writer != me && !s.write_atomic && !ordered(s.writer, s.write_interval, a))
+        race_global(a, address, s.writer, s.write_site, trace::Kind::store);
+      if (s.reader == kNone) {
+        s.reader = me;
+        s.read_interval = a.interval;
+        s.read_site = a.site;
+      }
+      return;
+    }
+    ByteState& s = global_[address];
+    if (s.writer != kNone && s.writer != me && !(atomic && s.write_atomic) &&
+        !ordered(s.writer, s.write_interval, a))
+      race_global(a, address, s.writer, s.write_site,
+                  s.write_atomic ? trace::Kind::atomic : trace::Kind::store);
+    else if (!atomic && s.reader != kNone && s.reader != me && !ordered(s.reader, s.read_interval, a))
+      race_global(a, address, s.reader, s.read_site, trace::Kind::load);
+    if (!(s.writer != kNone && !s.write_atomic && atomic)) {
+      s.writer = me;
+      s.write_interval = a.interval;
+      s.write_site = a.site;
+      s.write_atomic = atomic;
+    }
+  }
+
+  // Two accesses of one block with a barrier between them are ordered; of two blocks, never.
+  bool ordered(unsigned other, unsigned other_interval, const trace::Access& a) const {
+    return other / 65536u == block_ && other_interval != a.interval;
+  }
+
+  void race_global(const trace::Access& a, uint64_t address, unsigned other, uintptr_t other_site,
+                   trace::Kind other_kind) {
+    std::ostringstream out;
+    const std::string at = describe_device_address(address);
+    out << "CPU simulator: a global-memory race: block " << block_ << " thread " << a.thread << " "
+        << verb(a.kind) << " " << at << " (" << source_line(a.site) << ") and block "
+        << other / 65536u << " thread " << other % 65536u << " " << verb(other_kind) << " it ("
+        << source_line(other_site) << "), in the same launch. Likely cause: a plain += (or =) on "
+        << "memory that other threads or blocks update too: blocks run in any order and at once, "
+           "so that needs atomicAdd";
+    report(a.site, out.str());
+  }
+
+  struct Unwritten {
+    unsigned thread, interval;
+    uintptr_t site;
+    trace::Kind kind;
+    bool raced;
+  };
+  void mark_raced(uint64_t offset) {
+    const auto it = unwritten_.find(offset);
+    if (it != unwritten_.end()) it->second.raced = true;
+  }
+
+  std::map<uint64_t, Unwritten> unwritten_;  // the first read of each never-written byte
+  unsigned block_threads_ = 0, block_ = 0;
+  std::unordered_map<uint64_t, ByteState> shared_, global_;
+  std::vector<std::string> findings_;
+  std::unordered_set<uintptr_t> reported_sites_;
+  size_t more_ = 0;
+};
+
+Hazards* g_hazards = nullptr;
+
+}  // namespace
+
+void hazards_before_launch() {
+  if (g_hazards || !counters_available()) return;
+  const char* env = std::getenv("HISTO_SIM_HAZARDS");
+  if (env && std::string(env) == "0") return;
+  g_hazards = new Hazards;
+  trace::attach(g_hazards);
+}
+
+std::string hazards_after_launch() { return g_hazards ? g_hazards->take() : ""; }
+
+}  // namespace histo_sim
