@@ -3,8 +3,9 @@
 //     barriers, at least one writing, not both atomically (compute-sanitizer racecheck's rule);
 //   - reads of shared memory that no thread of the block wrote since the block began
 //     (initcheck's rule), atomics included: counting into bins never zeroed;
-//   - global-memory races: a plain write to a byte that another thread of the launch also
-//     reads or writes, unless both are in one block with a barrier between them.
+//   - global-memory races: a plain write to a 4-byte word that another thread of the launch
+//     also reads or writes, unless both are in one block with a barrier between them (words,
+//     not bytes: the labs write global memory only as 32- and 64-bit counters).
 // Each becomes one sentence naming the memory, both threads, both source lines and the barrier
 // interval; the launch then fails with it (a hazard fails a test even when its bins are right).
 // On only where the trace sees plain loads and stores (a Clang build); HISTO_SIM_HAZARDS=0
@@ -18,11 +19,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace histo_sim {
 namespace {
@@ -31,6 +34,7 @@ constexpr unsigned kNone = ~0u;
 
 // What happened to one byte.
 struct ByteState {
+  unsigned generation = 0;  // shared: the block this state belongs to (older ones are stale)
   unsigned writer = kNone;  // thread (shared) or block * 65536 + thread (global)
   unsigned write_interval = 0;
   uintptr_t write_site = 0;
@@ -94,13 +98,15 @@ class Hazards final : public trace::Consumer {
   void begin_launch(const void*, unsigned, unsigned block) override {
     block_threads_ = block;
     global_.clear();
+    written_lo_ = ~uint64_t(0);
+    written_hi_ = 0;
     findings_.clear();
     reported_sites_.clear();
     more_ = 0;
   }
   void begin_block(unsigned block) override {
     block_ = block;
-    shared_.clear();
+    ++generation_;  // every shared byte's state is stale: no vector to clear
     unwritten_.clear();
   }
   // A read of a byte nobody wrote is reported once the block is done, unless another thread
@@ -119,11 +125,11 @@ class Hazards final : public trace::Consumer {
     }
   }
   void access(const trace::Access& a) override {
-    for (unsigned b = 0; b < a.bytes; ++b) {
-      if (a.space == trace::Space::shared)
-        shared_byte(a, a.address + b);
-      else
-        global_byte(a, a.address + b);
+    if (a.space == trace::Space::shared) {
+      for (unsigned b = 0; b < a.bytes; ++b) shared_byte(a, a.address + b);
+    } else {
+      // Global memory by 4-byte words: the labs write it only as 32- and 64-bit counters.
+      for (uint64_t w = a.address / 4; w <= (a.address + a.bytes - 1) / 4; ++w) global_byte(a, w * 4);
     }
   }
   void end_launch() override {}
@@ -165,7 +171,9 @@ class Hazards final : public trace::Consumer {
   }
 
   void shared_byte(const trace::Access& a, uint64_t offset) {
+    if (offset >= shared_.size()) shared_.resize(offset + 4096);
     ByteState& s = shared_[offset];
+    if (s.generation != generation_) s = ByteState{generation_};
     const bool atomic = a.kind == trace::Kind::atomic;
     if (a.kind != trace::Kind::store && s.writer == kNone && !unwritten_.count(offset))
       unwritten_[offset] = Unwritten{a.thread, a.interval, a.site, a.kind, false};
@@ -197,6 +205,8 @@ class Hazards final : public trace::Consumer {
     const bool atomic = a.kind == trace::Kind::atomic;
     const unsigned me = block_ * 65536u + a.thread;
     if (a.kind == trace::Kind::load) {
+      // Reads of what the launch never wrote (the input) cannot race: most loads stop here.
+      if (address < written_lo_ || address >= written_hi_) return;
       const auto it = global_.find(address);
       if (it == global_.end()) return;  // reads of what the launch never wrote: no race
       ByteState& s = it->second;
@@ -209,6 +219,8 @@ class Hazards final : public trace::Consumer {
       }
       return;
     }
+    written_lo_ = std::min(written_lo_, address);
+    written_hi_ = std::max(written_hi_, address + 1);
     ByteState& s = global_[address];
     if (s.writer != kNone && s.writer != me && !(atomic && s.write_atomic) &&
         !ordered(s.writer, s.write_interval, a))
@@ -254,8 +266,10 @@ class Hazards final : public trace::Consumer {
   }
 
   std::map<uint64_t, Unwritten> unwritten_;  // the first read of each never-written byte
-  unsigned block_threads_ = 0, block_ = 0;
-  std::unordered_map<uint64_t, ByteState> shared_, global_;
+  unsigned block_threads_ = 0, block_ = 0, generation_ = 0;
+  std::vector<ByteState> shared_;  // by offset in the block's shared memory
+  std::unordered_map<uint64_t, ByteState> global_;
+  uint64_t written_lo_ = ~uint64_t(0), written_hi_ = 0;  // global bytes the launch wrote
   std::vector<std::string> findings_;
   std::unordered_set<uintptr_t> reported_sites_;
   size_t more_ = 0;

@@ -1,5 +1,7 @@
 # lab02's interleaved kernel with four neighbouring bytes per thread and trip (to save loop
 # overhead): right bins, but a warp's 32 loads now span four sectors.
+# Needs the access trace (a Clang build): the counters or the hazard checks see it.
+set(NEEDS_TRACE ON)
 set(LAB lab02)
 set(FIND [=[  for (size_t i = grid_stride_start(blockIdx.x, blockDim.x, threadIdx.x); i < n; i += step) {
     // Still one global atomic per byte: the reads are cheap now, the atomics are not.

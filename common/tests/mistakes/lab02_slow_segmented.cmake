@@ -1,5 +1,7 @@
 # lab02's interleaved kernel written with lab01's segmented chunks: right bins, but each lane
 # reads its own 32-byte sector. Correct and slow: the [perf] test must catch it.
+# Needs the access trace (a Clang build): the counters or the hazard checks see it.
+set(NEEDS_TRACE ON)
 set(LAB lab02)
 set(FIND [=[  for (size_t i = grid_stride_start(blockIdx.x, blockDim.x, threadIdx.x); i < n; i += step) {]=])
 set(REPLACE [=[  const size_t chunk = (n + step - 1) / step;

@@ -1,5 +1,7 @@
 # lab03's aggregated kernel that aggregates only when the whole warp holds one value (a
 # __match_any_sync result equal to every valid lane), and otherwise lets each lane add 1.
+# Needs the access trace (a Clang build): the counters or the hazard checks see it.
+set(NEEDS_TRACE ON)
 set(LAB lab03)
 set(FIND [=[      if (int(lane) == leader_of(peers)) atomicAdd(&d_bins[value], group_count(peers));]=])
 set(REPLACE [=[      if (peers != valid_lanes)

@@ -1,4 +1,6 @@
 # lab04's run-aggregation kernel that still adds every byte of a vector on its own.
+# Needs the access trace (a Clang build): the counters or the hazard checks see it.
+set(NEEDS_TRACE ON)
 set(LAB lab04)
 set(FIND [=[  const uint32_t heads = run_heads(v);
   // Visit the set bits of heads from the lowest up, clearing each one as it is handled.

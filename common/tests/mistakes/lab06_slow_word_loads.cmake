@@ -1,4 +1,6 @@
 # lab06's capstone reading each 16-byte vector of its main loop as four 4-byte words.
+# Needs the access trace (a Clang build): the counters or the hazard checks see it.
+set(NEEDS_TRACE ON)
 set(LAB lab06)
 set(FIND [=[    const uint4 first = __ldg(&d_vectors[v]);
     const uint4 second = __ldg(&d_vectors[v + stride]);]=])
