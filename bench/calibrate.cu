@@ -18,6 +18,8 @@
 //   load_request_ns           coalesced 1-byte loads in a grid-stride loop, 64 warps per SM:
 //                             the time one warp-wide load costs a warp (time x resident warps /
 //                             requests), the latency that a loop with little in flight pays
+//   load_sectors_per_sm_per_s  32-byte sectors per SM per second that uncoalesced loads (every
+//                             lane in a sector of its own) move from L2, with the data in L2
 //   shared_wavefronts_per_sm_per_s   conflict-free 32-bit shared loads
 //   shared_atomic_wavefronts_per_sm_per_s   conflict-free shared atomicAdd (one wavefront each)
 #include "histo/cuda_check.hpp"
@@ -63,6 +65,19 @@ __global__ void atomic_kernel(uint32_t* d_words, int iters, int pattern, uint32_
     return;
   }
   for (int k = 0; k < iters; ++k) atomicAdd(target, 1u);
+}
+
+// Uncoalesced byte loads: lane l of a warp reads byte 32 l of the warp's 1 KiB, so each request
+// touches 32 sectors; `rounds` passes over a buffer that stays in L2.
+__global__ void sector_load_kernel(const uint8_t* __restrict__ d_in, size_t n, int rounds,
+                                   uint32_t* d_sink) {
+  uint32_t acc = 0;
+  const size_t sectors = n / 32;
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (int r = 0; r < rounds; ++r)
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < sectors; i += stride)
+      acc += d_in[((i + r) % sectors) * 32];
+  if (acc == 0x9E3779B9u) *d_sink = acc;
 }
 
 // Coalesced byte loads, grid-stride, one in flight per thread and trip: what byte-load loops
@@ -174,6 +189,18 @@ int main() {
       }, 11);
       const double requests_per_warp = double(big) / 32 / (double(blocks) * threads / 32);
       std::printf("  \"load_request_ns\": %.1f,\n", ms * 1e6 / requests_per_warp);
+    }
+    {
+      const size_t bytes = size_t(8) << 20;  // 8 MiB: stays in the L2
+      histo::DeviceBuffer<uint8_t> data(bytes);
+      CUDA_CHECK(cudaMemset(data.get(), 1, bytes));
+      const unsigned blocks = unsigned(sms) * 8, threads = 256;
+      const int rounds = 64;
+      const double ms = median_ms([&](cudaStream_t s) {
+        histo::launch(sector_load_kernel, blocks, threads, 0, s, data.get(), bytes, rounds, sink.get());
+      }, 11);
+      const double sectors = double(bytes / 32) * rounds;
+      std::printf("  \"load_sectors_per_sm_per_s\": %.4g,\n", sectors / sms / (ms * 1e-3));
     }
     {
       const uint32_t spread_words = 1u << 24;  // 64 MiB: more lines than L2 slices by far

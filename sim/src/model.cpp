@@ -3,6 +3,8 @@
 //   load latency        a warp's global load requests x what one costs in a latency-bound loop,
 //                       for the warps that do not fit on the device at once in turns: requests
 //                       / min(warps, resident warps) x load_request_ns
+//   load sectors        the 32-byte sectors global loads move / (SMs x each SM's sector rate):
+//                       what uncoalesced loads pay
 //   shared memory       the busiest SM's wavefronts (blocks dealt round-robin) / its rate
 //   atomics, one word   the busiest word's atomic sector passes / the one-word rate
 //   atomics, region     all atomic sector passes / the rate into a 1 KiB region (the footprint
@@ -32,6 +34,8 @@ std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu, d
   const double warps = std::max(1.0, c.grid * warps_per_block);
   b.push_back({"load latency",
                scale * c.global_load_requests / std::min(warps, resident) * gpu.load_request_ns * 1e-9});
+  b.push_back({"load sectors", scale * c.global_load_sectors /
+                                   (gpu.sm_count * gpu.load_sectors_per_sm_per_s)});
   uint64_t busiest = 0, busiest_atomic = 0;
   for (size_t sm = 0; sm < c.shared_wavefronts_per_sm.size(); ++sm) {
     busiest = std::max(busiest, c.shared_wavefronts_per_sm[sm]);

@@ -60,7 +60,7 @@ def main():
                             f"{wavefronts(s):.2f} / {wavefronts(g):.2f}",
                             f"{f(s['dram__bytes_read.sum']) / 1e6:.1f} / {f(g['dram__bytes_read.sum']) / 1e6:.1f}"]
             got = f(pr["predicted_gbps"]) if pr["predicted_gbps"] else None
-            measured = f(m["gbps"]) if m and m["gbps"] and m["result"] == "ok" else None
+            measured = f(m["gbps"]) if m and m["gbps"] and m["result"] in ("ok", "read only") else None
             ratio = f"{got / measured:.2f}" if got and measured else ""
             lines.append(f"| {k} | {d} | " + " | ".join(counters) +
                          f" | {got:.1f} | " if got else f"| {k} | {d} | " + " | ".join(counters) + " | - | ")
