@@ -76,6 +76,30 @@ def number(text):
     return float(text.replace(",", "")) if text not in ("", None) else 0.0
 
 
+def run_split(bench, args, datasets, out, jobs):
+    """Runs `bench args --datasets ... --csv ...` in up to `jobs` processes, the datasets dealt
+    among them, and joins their CSVs into `out`. Returns (exit code, stdout of the first)."""
+    groups = [datasets[i::jobs] for i in range(min(jobs, len(datasets)))]
+    procs = []
+    for i, group in enumerate(groups):
+        part = f"{out}.{i}"
+        procs.append((part, subprocess.Popen([bench, *args, "--datasets", ",".join(group), "--csv", part],
+                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+    first_out, rc = "", 0
+    with open(out, "w") as joined:
+        for i, (part, proc) in enumerate(procs):
+            stdout, stderr = proc.communicate()
+            if i == 0:
+                first_out = stdout
+            if proc.returncode != 0:
+                rc = proc.returncode
+                first_out += stdout + stderr
+                continue
+            lines = open(part).read().splitlines(True)
+            joined.writelines(lines if i == 0 else lines[1:])
+    return rc, first_out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sim", help="the simulator's CSV, or with --run the benchmark to run")
@@ -89,13 +113,12 @@ def main():
     if args.run:
         datasets = sorted({d for _, d in ncu})
         out = os.path.join(tempfile.mkdtemp(), "sim_counters.csv")
-        run = subprocess.run([args.sim, "--model", "h200", "--size", args.size, "--datasets",
-                              ",".join(datasets), "--csv", out], capture_output=True, text=True)
-        sys.stdout.write(run.stdout[-3000:])
-        if run.returncode != 0:
-            sys.stdout.write(run.stderr)
-            return run.returncode
-        if "Incomplete counters" in run.stdout:
+        rc, stdout = run_split(args.sim, ["--model", "h200", "--size", args.size], datasets, out,
+                               os.cpu_count() or 1)
+        sys.stdout.write(stdout[-3000:])
+        if rc != 0:
+            return rc
+        if "Incomplete counters" in stdout:
             print("SKIPPED: this build cannot see plain loads and stores (it needs Clang)")
             return 77
         args.sim = out
