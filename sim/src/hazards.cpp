@@ -8,8 +8,8 @@
 //     not bytes: the labs write global memory only as 32- and 64-bit counters).
 // Each becomes one sentence naming the memory, both threads, both source lines and the barrier
 // interval; the launch then fails with it (a hazard fails a test even when its bins are right).
-// On only where the trace sees plain loads and stores (a Clang build); HISTO_SIM_HAZARDS=0
-// turns it off.
+// On only where the trace sees plain loads and stores (a Clang build, and only for kernels whose
+// source carries the hooks: the labs'); HISTO_SIM_HAZARDS=0 turns it off.
 #include "trace.hpp"
 
 #include "histo_sim/counters.hpp"
@@ -287,6 +287,12 @@ void hazards_before_launch() {
   trace::attach(g_hazards);
 }
 
-std::string hazards_after_launch() { return g_hazards ? g_hazards->take() : ""; }
+std::string hazards_after_launch() {
+  if (!g_hazards) return "";
+  const std::string found = g_hazards->take();
+  // A kernel compiled without the trace's hooks (not a lab source) shows only its atomics and
+  // __ldg loads: what it wrote plainly is unknown, so nothing can be concluded about it.
+  return trace::plain_accesses() ? found : "";
+}
 
 }  // namespace histo_sim

@@ -139,9 +139,14 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
 
 }  // namespace
 
+uint64_t g_plain = 0;  // plain accesses the hooks reported during this launch
+
 void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code) {
+  if (g_on) ++g_plain;
   record(address, bytes, kind, code);
 }
+
+uint64_t plain_accesses() { return g_plain; }
 
 bool observes_plain_accesses() {
 #ifdef HISTO_SIM_TRACE_LOADS
@@ -173,6 +178,7 @@ void detach(Consumer* consumer) {
 bool active() { return !g_consumers.empty(); }
 
 void begin_launch(const void* kernel, unsigned grid, unsigned block_threads) {
+  g_plain = 0;
   if (!active()) return;
   g_device = device_ranges();
   g_last_range = 0;

@@ -95,4 +95,8 @@ bool active();
 // Records one access (the coverage hooks' entry point).
 void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code);
 
+// Plain loads and stores the hooks reported during the running launch: 0 for a kernel compiled
+// without the hooks (only its atomics and __ldg loads were seen, so the trace is incomplete).
+uint64_t plain_accesses();
+
 }  // namespace histo_sim::trace
