@@ -159,7 +159,9 @@ def group(kernels, calls):
             raise NcuError(f"Nsight Compute's CSV has no complete group of kernels for call {index} "
                            f"({key}): the run stopped early, or ncu did not profile every kernel")
         out.append({"key": key, "kernels": g["kernels"], "metrics": g["metrics"]})
-    extra = sorted(set(groups) - {i for i, _ in calls})
+    # A begin marker with no end is a call that threw (the test failed in pass 1, and fails in
+    # pass 2 alike); a complete group that no call lists is another run's.
+    extra = sorted(i for i, g in groups.items() if g["ended"] and i not in {j for j, _ in calls})
     if extra:
         raise NcuError(f"Nsight Compute's CSV has markers for calls {extra} that the calls file "
                        "does not list: pass 1's CSV and calls file are from different runs")
@@ -265,6 +267,7 @@ def pass1(grader, out_dir, env=None, timeout=600, test_spec="[perf]", cwd=None):
     raw, calls, counts = out_dir / "ncu.csv", out_dir / "ncu_calls.txt", out_dir / "ncu_counts.txt"
     for f in (raw, calls, counts):
         f.unlink(missing_ok=True)
+    calls.touch()  # no call completed: pass 2 then fails each test, saying so
     env = dict(env or os.environ, HISTO_PERF_NCU=f"collect:{calls}")
     cmd = [ncu_command(), "--csv", "--print-units", "base", "--metrics", ",".join(known_metrics(PERF_METRICS)),
            "--target-processes", "all", "--log-file", str(raw), str(grader), test_spec,
@@ -275,8 +278,9 @@ def pass1(grader, out_dir, env=None, timeout=600, test_spec="[perf]", cwd=None):
                                 timeout=timeout).returncode
         except subprocess.TimeoutExpired:
             raise NcuError(f"pass 1 (the [perf] tests under ncu) ran past {timeout} s")
-    # Catch2 exits 4 when every test it ran skipped, as pass 1's do.
-    if rc not in (0, 4) or not raw.exists() or not calls.exists():
+    # Catch2 exits 4 when every test it ran skipped, as pass 1's do; 1 when a test failed (its
+    # launcher threw, say), which pass 2 reports for that test alone.
+    if rc not in (0, 1, 4) or not raw.exists():
         tail = (out_dir / "ncu_pass1.log").read_text(errors="replace").splitlines()[-5:]
         raise NcuError(f"pass 1 (the [perf] tests under ncu) failed (exit {rc}): " + " / ".join(tail))
     write_counts(raw, calls, counts)
