@@ -42,6 +42,9 @@ Settings (options, or the environment):
   --gpus / GRADE_GPUS            GPU ids to use, comma-separated, or "none" (default: every GPU
                                  nvidia-smi lists, else none)
   --build-slots / GRADE_BUILD_SLOTS  parallel builds (default: half the CPU cores, 1 to 8)
+  --ncu / GRADE_NCU=1            gpu engine only: the [perf] tests graded on Nsight Compute's
+                                 counters of the kernels on the GPU, and compared with the
+                                 simulator's (extra_data.ncu); needs ncu on PATH and a GPU
   GRADE_TEST_TIMEOUT             seconds per test before it counts as hanging (default 120)
   GRADE_TIMEOUT                  seconds for one submission's whole test run (default 600)
   GRADE_BUILD_TIMEOUT            seconds for one build (default 600)
@@ -74,6 +77,8 @@ def main():
         q.add_argument("--gpus")
         q.add_argument("--build-slots", type=int)
         q.add_argument("--force", action="store_true", help="grade again what was graded")
+        q.add_argument("--ncu", action="store_true",
+                       help="GRADE_NCU=1: the [perf] tests on Nsight Compute's counters (gpu engine)")
 
     r = sub.add_parser("run", help="grade every submission in a folder")
     r.add_argument("lab"), r.add_argument("submissions"), r.add_argument("out")

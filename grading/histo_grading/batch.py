@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import engines, results, slots, tests
+from . import engines, ncu, results, slots, tests
 from .common import (BUILD_LOG_LIMIT, GRADING, OUTPUT_LIMIT, ROOT, env_int, lab_folder, say,
                      truncate, usable_cores, within)
 from .reads import ReadPolicy, compile_read_problem, student_messages
@@ -54,7 +54,8 @@ class Grading:
     def grading_key(self):
         h = hashlib.sha256()
         h.update(f"{self.engine}|{self.preset}|{'|'.join(self.labels)}|"
-                 f"{os.environ.get('GRADE_CMAKE_ARGS', '')}\n".encode())
+                 f"{os.environ.get('GRADE_CMAKE_ARGS', '')}|{'ncu' if self.settings.ncu else ''}"
+                 "\n".encode())
         files = [GRADING / "points" / f"{self.lab}.toml", ROOT / "CMakeLists.txt", ROOT / "CMakePresets.json"]
         for folder in (ROOT / self.folder, ROOT / "common", ROOT / "sim", ROOT / "cmake"):
             files += sorted(p for p in folder.rglob("*") if p.is_file() and p.name != self.source_name
@@ -216,6 +217,11 @@ class Grading:
             if outside:
                 record["status"].append("writes outside its folder: " +
                                         ", ".join(self.place(p) for p in outside[:3]))
+            elif self.settings.ncu:
+                # GRADE_NCU=1: the [perf] tests again, on Nsight Compute's counters, on the GPU
+                # this submission holds.
+                with self.test_runs.shared():
+                    ncu.grade_perf(self, sub, record, gpu)
         finally:
             record["test_window"].append(time.time())
             record["gpu"] = gpu

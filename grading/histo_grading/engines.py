@@ -9,9 +9,15 @@
 --engine (or GRADE_ENGINE) picks one; --preset and --labels override what it implies. A preset
 given alone implies its engine: sim, sim-tsan, sim-asan the simulator; any other the GPU where
 one is visible, else CPU checks only.
+
+GRADE_NCU=1 (or --ncu), with the gpu engine only: the [perf] tests are graded on Nsight
+Compute's counters of the submission's kernels on the GPU (histo_grading/ncu.py), and compared
+with the simulator's. Without a visible GPU or without ncu it stops with one error, never
+grading some other way instead.
 """
 import os
 import re
+import shutil
 import sys
 
 from .common import detect_gpus, env_int, usable_cores
@@ -25,8 +31,9 @@ ENGINES = {
 
 
 class Settings:
-    def __init__(self, engine, preset, labels, gpus, build_slots):
+    def __init__(self, engine, preset, labels, gpus, build_slots, ncu=False):
         self.engine = engine
+        self.ncu = ncu  # the [perf] tests graded on Nsight Compute's counters (GRADE_NCU=1)
         self.engine_name = ENGINES[engine][2]
         self.preset = preset
         self.labels = labels  # all required; "a|b": either
@@ -36,7 +43,9 @@ class Settings:
     def describe(self):
         """"the simulator (preset sim, labels cpu|sim)", for the summary line."""
         what = {"gpu": "GPUs", "sim": "the CPU simulator", "cpu": "CPU checks only"}[self.engine]
-        return f"{what} (engine {self.engine}, preset {self.preset}, labels {' '.join(self.labels)})"
+        ncu = ", [perf] tests on Nsight Compute's counters" if self.ncu else ""
+        return (f"{what} (engine {self.engine}, preset {self.preset}, labels "
+                f"{' '.join(self.labels)}{ncu})")
 
 
 def settings(args):
@@ -56,6 +65,11 @@ def settings(args):
             engine = "gpu" if gpus else "sim"
     if engine not in ENGINES:
         sys.exit(f"unknown engine '{engine}': expected gpu, sim or cpu")
+    ncu = bool(getattr(args, "ncu", False)) or os.environ.get("GRADE_NCU", "") not in ("", "0")
+    if ncu:
+        problem = ncu_problem(engine, gpus)
+        if problem:
+            sys.exit(f"GRADE_NCU=1: {problem}")
     if engine == "gpu" and not gpus:
         sys.exit("the GPU engine needs a GPU, and none is visible (nvidia-smi lists none, or "
                  "--gpus none): grade with --engine sim (the CPU simulator) or --engine cpu")
@@ -65,4 +79,20 @@ def settings(args):
         labels = ENGINES[engine][1]
     labels = [l for l in re.split(r"[;, ]+", labels) if l]
     slots = args.build_slots or env_int("GRADE_BUILD_SLOTS", min(8, max(1, usable_cores() // 2)))
-    return Settings(engine, preset, labels, gpus if engine == "gpu" else [], slots)
+    return Settings(engine, preset, labels, gpus if engine == "gpu" else [], slots, ncu)
+
+
+def ncu_problem(engine, gpus):
+    """Why the Nsight Compute mode cannot grade here (one sentence), or "" when it can."""
+    missing = []
+    if not gpus:
+        missing.append("no GPU is visible (nvidia-smi lists none, or --gpus none)")
+    if not shutil.which("ncu"):
+        missing.append("ncu (Nsight Compute) is not on PATH")
+    if missing:
+        return ("the [perf] tests count with Nsight Compute on a GPU, and " + "; ".join(missing) +
+                ". Grade without GRADE_NCU: the simulator's counters grade the [perf] tests")
+    if engine != "gpu":
+        return (f"Nsight Compute counts the kernels on a GPU: it needs the gpu engine, not "
+                f"{engine}")
+    return ""

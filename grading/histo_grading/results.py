@@ -182,9 +182,14 @@ def results_json(g, record, tests, source, elapsed):
     summary = [f"{g.lab}: {score:g} of {max_score:g} points ({'; '.join(status)})."]
     if parts["performance"]["max_score"]:
         c, p = parts["correctness"], parts["performance"]
+        counted = ("Nsight Compute on the GPU" if record.get("ncu") and not record["ncu"]["error"]
+                   else "the CPU simulator with the H200's shape")
         summary.append(f"Correctness {c['score']:g} of {c['max_score']:g}; performance (counted by "
-                       f"the CPU simulator with the H200's shape) {p['score']:g} of "
-                       f"{p['max_score']:g}.")
+                       f"{counted}) {p['score']:g} of {p['max_score']:g}.")
+    if record.get("ncu", {}).get("disagree"):
+        rows = record["ncu"]["disagree"]
+        summary.append(f"The CPU simulator and the GPU disagree on {len(rows)} [perf] bound(s): " +
+                       "; ".join(f"{r['test']} ({r['data']}): {r['note']}" for r in rows) + ".")
     if "build_output" in record:
         summary.append("Your file did not compile:\n" + record["build_output"])
     summary.append(ENGINE_NOTES[g.engine])
@@ -218,6 +223,9 @@ def results_json(g, record, tests, source, elapsed):
             "not_graded": not_graded,
             # Which GPU ran the tests, and when: shows that no two submissions shared one.
             "gpu": record.get("gpu"),
+            # GRADE_NCU=1: the [perf] tests' counts by Nsight Compute, compared with the
+            # simulator's (histo_grading/ncu.py, compare()).
+            **({"ncu": record["ncu"]} if record.get("ncu") else {}),
             "test_window": [round(t, 2) for t in record.get("test_window", [])],
         },
     }

@@ -63,7 +63,7 @@ def grader_targets(g, build):
     # The CPU-simulator grader (labNN_student_sim_grader) only when its tests are graded, or
     # when it is the only one (a simulator-only build registers the CPU tests there).
     gpu_side = [n for n in names if "_sim_" not in n]
-    if gpu_side and not any("sim" in label for label in g.labels):
+    if gpu_side and not any("sim" in label for label in g.labels) and not g.settings.ncu:
         return gpu_side
     return names
 
@@ -76,7 +76,7 @@ def prepare_slot(g, index, jobs):
     restore(g, tree)
     # A slot is reused only if it was built with the same settings.
     settings = (f"{g.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')} | {' '.join(g.labels)}"
-                " | compile commands")
+                f" | compile commands{' | ncu' if g.settings.ncu else ''}")
     if ready.exists() and ready.read_text().splitlines()[1:2] == [settings]:
         return tree
     ready.unlink(missing_ok=True)
@@ -84,6 +84,11 @@ def prepare_slot(g, index, jobs):
     # compile_commands.json: the commands whose preprocessor lists what a submission reads.
     cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", g.preset,
            "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
+    if g.settings.ncu:
+        # GRADE_NCU=1: the simulator's build of the same source as well, whose [perf] values
+        # are compared with Nsight Compute's (its counters need Clang: without it they skip,
+        # and the comparison says so).
+        cmd.append("-DHISTO_SIM=ON")
     cmd += shlex.split(os.environ.get("GRADE_CMAKE_ARGS", ""))
     log = tree / "prepare.log"
     with open(log, "w") as f:

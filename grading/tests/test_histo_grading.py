@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """CTest "grading.unit": the pieces of grading/histo_grading that decide a status by themselves,
 on made-up inputs: what is taken from a submission, how an embedded file is found however it is
-spelled, how a dependency file is read, how a ThreadSanitizer report becomes "races (...)", and
-what of a compiler's messages a student sees."""
+spelled, how a dependency file is read, how a ThreadSanitizer report becomes "races (...)", what
+of a compiler's messages a student sees, and the Nsight Compute mode's reading of ncu's CSV, its
+grouping per count_cost call and its comparison with the simulator (GRADE_NCU=1)."""
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -11,7 +13,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from histo_grading import reads, submissions, tests  # noqa: E402
+from histo_grading import ncu, reads, submissions, tests  # noqa: E402
 
 LAB = "lab04_shared_privatized.cu"
 
@@ -159,6 +161,160 @@ class CompilerMessages(unittest.TestCase):
         self.assertNotIn("root:x", shown)
         self.assertIn("my copy.cu:2:3: error: expected ';'", shown)
         self.assertNotIn(str(tree), shown)
+
+
+# ncu's --csv output as pass 1 of the Nsight Compute mode gets it (the columns of
+# report/ncu/*.log): the program's own lines around it, a kernel before the first marker, two
+# count_cost calls, the second launching two kernels, thousands separators.
+NCU_HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+              '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
+              '"Metric Value"\n')
+
+
+def ncu_row(kid, kernel, block, grid, metric, value):
+    return (f'"{kid}","6409","lab05_student_grader","127.0.0.1","{kernel}","1","7","{block}",'
+            f'"{grid}","0","9.0","Command line profiler metrics","{metric}","","{value}"\n')
+
+
+def ncu_fixture():
+    rows = ["==PROF== Connected to process 6409 (lab05_student_grader)\n", NCU_HEADER]
+    kernels = [("probe_kernel(int *)", "(1, 1, 1)", "(1, 1, 1)", {"launch__grid_size": "1"}),
+               ("histo::histo_cost_begin()", "(1, 1, 1)", "(1, 1, 1)", {"launch__grid_size": "1"}),
+               ("histogram_packed_kernel(const unsigned char *, unsigned long, unsigned int *)",
+                "(64, 1, 1)", "(1029, 1, 1)",
+                {"launch__grid_size": "1,029", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "1,124",
+                 "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": "2,000,000"}),
+               ("histo::histo_cost_end()", "(1, 1, 1)", "(1, 1, 1)", {"launch__grid_size": "1"}),
+               ("histo::histo_cost_begin()", "(1, 1, 1)", "(2, 1, 1)", {"launch__grid_size": "2"}),
+               ("count_kernel(const unsigned char *)", "(256, 1, 1)", "(132, 2, 1)",
+                {"launch__grid_size": "264", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum": "10"}),
+               ("merge_kernel(unsigned int *)", "(256, 1, 1)", "(1, 1, 1)",
+                {"launch__grid_size": "1", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum": "8",
+                 "dram__bytes_read.sum": "n/a"}),
+               ("histo::histo_cost_end()", "(1, 1, 1)", "(2, 1, 1)", {"launch__grid_size": "2"})]
+    for kid, (name, block, grid, metrics) in enumerate(kernels):
+        rows += [ncu_row(kid, name, block, grid, m, v) for m, v in metrics.items()]
+    rows.append("==PROF== Disconnected from process 6409\n")
+    return "".join(rows)
+
+
+CALLS = "call 0 lab05/packed uniform 4194304\ncall 1 lab06/capstone degenerate 4194304\n"
+
+
+class NsightComputeCounts(unittest.TestCase):
+    def test_the_csv_becomes_kernels_in_launch_order(self):
+        kernels = ncu.parse_csv(ncu_fixture())
+        self.assertEqual([k["name"] for k in kernels][:3],
+                         ["probe_kernel", "histo::histo_cost_begin", "histogram_packed_kernel"])
+        packed = kernels[2]
+        self.assertEqual((packed["grid"], packed["block"]), (1029, 64))
+        self.assertEqual(packed["metrics"]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"], 2e6)
+        self.assertEqual(kernels[5]["grid"], 264)  # all dimensions
+        self.assertNotIn("dram__bytes_read.sum", kernels[6]["metrics"])  # "n/a" is no value
+
+    def test_kernels_are_grouped_per_call_between_their_markers(self):
+        groups = ncu.group(ncu.parse_csv(ncu_fixture()), ncu.parse_calls(CALLS))
+        self.assertEqual([g["key"] for g in groups],
+                         ["lab05/packed uniform 4194304", "lab06/capstone degenerate 4194304"])
+        self.assertEqual(groups[0]["kernels"], ["histogram_packed_kernel"])  # not the probe
+        self.assertEqual(groups[1]["kernels"], ["count_kernel", "merge_kernel"])
+        self.assertEqual(groups[1]["metrics"]["launch__grid_size"], 265)  # summed over kernels
+        self.assertEqual(groups[1]["metrics"]["l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"], 18)
+        text = ncu.format_counts(groups)
+        self.assertIn("call lab06/capstone degenerate 4194304 2\n", text)
+        self.assertIn("  l1tex__t_requests_pipe_lsu_mem_global_op_red.sum 18\n", text)
+        self.assertIn("call lab05/packed uniform 4194304 1\n  l1tex__data_bank_conflicts", text)
+
+    def test_a_call_without_its_markers_is_an_error_that_names_it(self):
+        # The run stopped during the second call: its end marker (launch 7) is missing.
+        text = "".join(l for l in ncu_fixture().splitlines(True) if not l.startswith('"7"'))
+        with self.assertRaisesRegex(ncu.NcuError, r"no complete group of kernels for call 1 "
+                                                  r"\(lab06/capstone degenerate 4194304\)"):
+            ncu.group(ncu.parse_csv(text), ncu.parse_calls(CALLS))
+        with self.assertRaisesRegex(ncu.NcuError, "markers for calls \\[1\\]"):
+            ncu.group(ncu.parse_csv(ncu_fixture()), ncu.parse_calls(CALLS.splitlines()[0]))
+
+    def test_only_metrics_this_ncu_knows_are_asked_for(self):
+        query = '"Metric Name","Metric Type"\n"l1tex__t_requests_pipe_lsu_mem_global_op_ld","Counter"\n'
+        self.assertEqual(ncu.known_metrics(["launch__grid_size", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                                            "lts__t_requests_op_red.sum"], query),
+                         ["launch__grid_size", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"])
+        self.assertIn("launch__grid_size", ncu.PERF_METRICS)
+        self.assertNotIn("gpu__time_duration.sum", ncu.PERF_METRICS)
+
+
+def perf_line(counter, value, verdict, data, where):
+    return f"[perf] {counter} = {value} (bound: at most 0.02, {verdict}) on {data}; counted {where}\n"
+
+
+SIM = "in the CPU simulator with the NVIDIA H200's shape"
+GPU = "on the NVIDIA H200, counted by Nsight Compute"
+CONFLICTS = "shared bank conflicts per shared load or store wavefront"
+
+
+class SimulatorAgainstGpu(unittest.TestCase):
+    def test_check_costs_line_is_read(self):
+        out = ("Filters: cost: x\n" + perf_line(CONFLICTS, "0.000562", "met", "uniform, 4194304 bytes", GPU)
+               + "All tests passed\n")
+        (line,) = ncu.perf_lines(out, "lab05.student: cost: x")
+        self.assertEqual((line["counter"], line["value"], line["kind"], line["bound"], line["verdict"]),
+                         (CONFLICTS, 0.000562, "at most", 0.02, "met"))
+        self.assertEqual((line["data"], line["where"]), ("uniform, 4194304 bytes", GPU))
+
+    def test_verdicts_are_compared_per_test_counter_and_input(self):
+        sim = ncu.perf_lines(perf_line(CONFLICTS, "0", "met", "uniform, 4194304 bytes", SIM) +
+                             perf_line(CONFLICTS, "0", "met", "degenerate, 4194304 bytes", SIM),
+                             "lab05.student.sim: cost: packed")
+        gpu = ncu.perf_lines(perf_line(CONFLICTS, "0.0005", "met", "uniform, 4194304 bytes", GPU) +
+                             perf_line(CONFLICTS, "0.25", "missed", "degenerate, 4194304 bytes", GPU),
+                             "lab05.student: cost: packed")
+        rows = ncu.compare(sim, gpu)
+        self.assertEqual([(r["data"], r["agree"]) for r in rows],
+                         [("degenerate, 4194304 bytes", False), ("uniform, 4194304 bytes", True)])
+        (bad,) = ncu.disagreements(rows)
+        self.assertEqual(bad["test"], "cost: packed")
+        self.assertIn("the simulator met the bound, the GPU missed it", bad["note"])
+        self.assertIn("values differ by +0.25", bad["note"])
+        table = ncu.describe(rows)
+        self.assertIn("disagree: cost: packed (degenerate, 4194304 bytes)", table)
+
+    def test_a_bound_counted_on_one_side_only_says_why(self):
+        gpu = ncu.perf_lines(perf_line(CONFLICTS, "0", "met", "uniform, 4194304 bytes", GPU), "t: c")
+        (row,) = ncu.compare([], gpu, "the counters need the lab sources compiled by Clang")
+        self.assertIsNone(row["agree"])
+        self.assertEqual(row["note"], "not counted by the simulator: the counters need the lab "
+                                      "sources compiled by Clang")
+
+
+class NsightComputeMode(unittest.TestCase):
+    def grade(self, gpus):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        subs = Path(tmp.name) / "subs"
+        (subs / "alice").mkdir(parents=True)
+        (subs / "alice" / LAB).write_text("int x;\n")
+        # An empty PATH: no ncu, whatever this machine has (GRADE_GPUS says what GPUs there are).
+        (Path(tmp.name) / "bin").mkdir()
+        env = dict(os.environ, GRADE_NCU="1", GRADE_GPUS=gpus, PATH=str(Path(tmp.name) / "bin"))
+        grade = Path(__file__).resolve().parents[1] / "grade.py"
+        return subprocess.run([sys.executable, str(grade), "run", "lab04", str(subs),
+                               str(Path(tmp.name) / "out")], capture_output=True, text=True,
+                              env=env, timeout=120)
+
+    def test_without_a_gpu_or_ncu_it_stops_with_one_clear_error(self):
+        proc = self.grade("none")
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("GRADE_NCU=1: the [perf] tests count with Nsight Compute on a GPU, and no "
+                      "GPU is visible", proc.stderr)
+        self.assertIn("ncu (Nsight Compute) is not on PATH", proc.stderr)
+        self.assertNotIn("preparing", proc.stdout)  # nothing graded some other way instead
+
+    def test_with_a_gpu_but_no_ncu_it_says_so(self):
+        proc = self.grade("0")
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("GRADE_NCU=1:", proc.stderr)
+        self.assertIn("ncu (Nsight Compute) is not on PATH", proc.stderr)
+        self.assertNotIn("no GPU is visible", proc.stderr)
 
 
 if __name__ == "__main__":

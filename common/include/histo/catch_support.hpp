@@ -65,14 +65,19 @@ void check_bad_arguments(const Variant& variant);
 void check_byte_cases(const std::vector<Variant>& variants, const std::vector<size_t>& sizes,
                       const std::vector<size_t>& offsets, const std::vector<Dataset>& datasets);
 
-// The [perf] tests: the simulator's counts of one launcher call (histo/perf.hpp). SKIPs where
-// nothing can be counted (a GPU build, a simulator built without Clang), saying why; FAILs when
-// the kernel's bins are wrong (a wrong kernel's cost grades nothing).
+// The [perf] tests: the counts of one launcher call (histo/perf.hpp), the simulator's or
+// Nsight Compute's. SKIPs where nothing can be counted (a GPU build outside the GRADE_NCU mode,
+// a simulator built without Clang), saying why, and in that mode's pass 1 ("collected for
+// Nsight Compute"); FAILs when the kernel's bins are wrong (a wrong kernel's cost grades
+// nothing).
 CostCounts require_cost(const Variant& variant, Dataset dataset, size_t n);
 
 // One [perf] bound: passes when value <= bound (or >= bound with at_least); otherwise fails
 // with what was measured and where, the bound, what the lab's technique gives and a likely
-// cause in the student's terms.
+// cause in the student's terms. Either way it prints one line on stdout,
+//   [perf] COUNTER = VALUE (bound: at most BOUND, met|missed) on DATASET, N bytes; counted WHERE
+// that grading/histo_grading/ncu.py reads to compare the simulator with Nsight Compute.
+extern const char* const kCostLinePrefix;
 void check_cost(const CostCounts& counts, const char* counter, double value, double bound,
                 const char* technique_gives, const char* likely_cause, bool at_least = false);
 

@@ -1,7 +1,21 @@
-// What one launcher call costs, counted by the CPU simulator standing in for an NVIDIA H200
-// (sim/README.md, "Cost"): the [perf] tests check these counts against bounds that a lab's
+// What one launcher call costs: counted by the CPU simulator standing in for an NVIDIA H200
+// (sim/README.md, "Cost"), or, in a GPU build in the GRADE_NCU mode (grading/README.md), by
+// Nsight Compute on the GPU. The [perf] tests check these counts against bounds that a lab's
 // technique meets and its common correct-but-slow versions miss. Counts are deterministic for
 // an input and a launch, unlike times, so a bound can grade.
+//
+// Nsight Compute counts a process from outside, so a GPU build counts in two passes, chosen
+// by the environment variable HISTO_PERF_NCU:
+//   collect:FILE  pass 1, run under `ncu --csv --print-units base --metrics ...`: each
+//                 count_cost call launches the variant between two marker kernels
+//                 (histo_cost_begin, histo_cost_end, grid = the call's index + 1), appends
+//                 "call INDEX VARIANT DATASET N" to FILE and counts nothing itself (the [perf]
+//                 tests skip: "collected for Nsight Compute").
+//   FILE          pass 2: FILE holds each call's counts, grouped from ncu's CSV by
+//                 grading/histo_grading/ncu.py; count_cost launches the variant again to check
+//                 its bins, and takes the counts of the call with the same variant, dataset and
+//                 size. A [perf] test case makes one count_cost call per run (GENERATE for
+//                 several inputs), so that pass 1's skip stops none.
 #pragma once
 
 #include "histo/datasets.hpp"
@@ -13,8 +27,11 @@
 namespace histo {
 
 struct CostCounts {
-  std::string input;  // "uniform, 4194304 bytes, simulator with the NVIDIA H200's shape"
-  bool correct = false;   // the bins matched the CPU reference
+  std::string data;   // "uniform, 4194304 bytes"
+  std::string where;  // "in the CPU simulator with the NVIDIA H200's shape"
+  std::string input;  // data + ", " + where: what failure messages name
+  bool correct = false;    // the bins matched the CPU reference
+  bool collected = false;  // pass 1 of the Nsight Compute mode: launched, nothing counted here
   uint64_t launches = 0, blocks = 0;
   uint64_t load_requests = 0, load_sectors = 0;        // global loads
   uint64_t atomic_requests = 0, atomic_passes = 0;     // global atomics
@@ -24,11 +41,15 @@ struct CostCounts {
 };
 
 // The counts of `variant` on n bytes of `dataset` (seed 2026), summed over its launches.
-// Throws std::runtime_error with the reason where nothing can be counted: a GPU build (the
-// counters are the simulator's), or a simulator build that cannot see plain loads and stores.
+// Throws std::runtime_error with the reason where nothing can be counted: a GPU build outside
+// the Nsight Compute mode, a simulator build that cannot see plain loads and stores, or a
+// pass 2 whose file has no counts for this call.
 CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n);
 
 // Where count_cost can count; otherwise why not (the sentence a skipped test prints).
 bool cost_counts_available(std::string* why);
+
+// The Nsight Compute markers around one count_cost call of pass 1 (common/src/cost_marker.cu).
+void launch_cost_marker(bool begin, unsigned index);
 
 }  // namespace histo
