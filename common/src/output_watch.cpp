@@ -19,6 +19,8 @@ void OutputWatch::start(const void* d_begin, size_t bytes) {
 #ifdef HISTO_SIM
   if (d_begin_ && d_begin_ != d_begin) histo_sim::unwatch_host_writes(d_begin_);
   histo_sim::watch_host_writes(d_begin, bytes);
+  // The range was just poisoned (GuardedBins): for the initcheck, the poison is garbage.
+  histo_sim::poisoned(d_begin, bytes);
 #else
   (void)bytes;
 #endif

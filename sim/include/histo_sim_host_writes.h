@@ -1,7 +1,9 @@
-// The CPU simulator's grading hook: what the host wrote into a watched device range (the output
-// of a graded call) with cudaMemcpy, cudaMemcpyAsync or a cudaMemset of a nonzero value. Zeroing
-// is not counted: it cannot put a count into a bin. The graders' bins watch themselves through
-// histo::OutputWatch (common/include/histo/output_watch.hpp); nothing else needs this header.
+// The CPU simulator's grading hooks: what the host wrote into a watched device range (the output
+// of a graded call) with cudaMemcpy, cudaMemcpyAsync or a cudaMemset of a nonzero value (zeroing
+// is not counted: it cannot put a count into a bin); and which device bytes hold a grader's
+// poison, garbage as far as the initcheck is concerned. The graders' bins watch themselves
+// through histo::OutputWatch (common/include/histo/output_watch.hpp); nothing else needs this
+// header.
 #pragma once
 
 #include <cstddef>
@@ -16,5 +18,10 @@ void unwatch_host_writes(const void* begin);
 // "" when the host wrote nothing into the range since it was watched; else what it wrote, e.g.
 // "1 cudaMemcpy/cudaMemcpyAsync (1024 bytes)".
 std::string host_writes_into(const void* begin);
+
+// [begin, begin + bytes) of device memory was just filled with poison that stands for the
+// garbage of fresh memory: the hazard checks' initcheck counts it as never written, so a kernel
+// that counts into it before zeroing it is named (the launcher forgot to zero its output).
+void poisoned(const void* begin, size_t bytes);
 
 }  // namespace histo_sim

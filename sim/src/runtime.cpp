@@ -13,11 +13,14 @@
 #include "internal.hpp"
 #include "histo_sim_host_writes.h"
 
+#include <execinfo.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <set>
@@ -44,8 +47,16 @@ constexpr size_t kGlobalBytes = size_t(1) << 30;
 constexpr size_t kSharedPerBlock = 48 * 1024;
 constexpr size_t kAlignment = 256;  // cudaMalloc's alignment
 
+// One cudaMalloc allocation.
+struct Allocation {
+  size_t bytes = 0;
+  std::unique_ptr<DeviceShadow> shadow;  // its written bytes (initcheck_enabled() only)
+  void* callers[8] = {};                 // cudaMalloc's call stack, to name it in reports
+  int depth = 0;
+};
+
 std::mutex g_mutex;
-std::map<uintptr_t, size_t> g_device;  // device allocations: start -> bytes
+std::map<uintptr_t, Allocation> g_device;  // device allocations: start -> allocation
 std::map<uintptr_t, size_t> g_pinned;  // cudaMallocHost allocations: start -> bytes
 size_t g_device_used = 0;
 std::set<CUstream_st*> g_streams;
@@ -55,12 +66,19 @@ cudaError_t g_pending = cudaSuccess;  // reported by cudaGetLastError and synchr
 std::map<int, std::string> g_detail;  // the latest detail per error code
 
 // The allocation that contains p, or g_device.end().
-std::map<uintptr_t, size_t>::const_iterator find_device(const void* p) {
+std::map<uintptr_t, Allocation>::iterator find_device(const void* p) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   auto it = g_device.upper_bound(a);
   if (it == g_device.begin()) return g_device.end();
   --it;
-  return a < it->first + std::max<size_t>(it->second, 1) ? it : g_device.end();
+  return a < it->first + std::max<size_t>(it->second.bytes, 1) ? it : g_device.end();
+}
+
+// Device bytes [p, p + bytes) were written by the host's copy or memset (caller holds g_mutex).
+void note_device_write(const void* p, size_t bytes) {
+  const auto it = find_device(p);
+  if (it != g_device.end() && it->second.shadow)
+    it->second.shadow->written(reinterpret_cast<uintptr_t>(p), bytes);
 }
 
 cudaError_t fail(cudaError_t code, const std::string& detail) {
@@ -124,13 +142,94 @@ void before_stream_work(cudaStream_t stream) {
     drain(stream);
 }
 
-std::vector<std::pair<uintptr_t, uintptr_t>> device_ranges() {
+std::vector<DeviceRange> device_ranges() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
-  for (const auto* map : {&g_device, &g_pinned})
-    for (const auto& [start, bytes] : *map) ranges.emplace_back(start, start + std::max<size_t>(bytes, 1));
-  std::sort(ranges.begin(), ranges.end());
+  std::vector<DeviceRange> ranges;
+  for (const auto& [start, a] : g_device)
+    ranges.push_back({start, start + std::max<size_t>(a.bytes, 1), a.shadow.get()});
+  for (const auto& [start, bytes] : g_pinned)
+    ranges.push_back({start, start + std::max<size_t>(bytes, 1), nullptr});
+  std::sort(ranges.begin(), ranges.end(),
+            [](const DeviceRange& x, const DeviceRange& y) { return x.begin < y.begin; });
   return ranges;
+}
+
+bool initcheck_enabled() {
+  static const bool on = [] {
+    const char* env = std::getenv("HISTO_SIM_HAZARDS");
+    return counters_available() && !(env && std::string(env) == "0");
+  }();
+  return on;
+}
+
+void assume_all_written() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (auto& [start, a] : g_device)
+    if (a.shadow) a.shadow->written(start, a.bytes);
+}
+
+// ---- The shadow of written bytes ----------------------------------------------------------------
+namespace {
+// Bits [lo, hi) of word w of a bit vector, as a mask.
+uint64_t bit_mask(size_t lo, size_t hi, size_t w) {
+  const size_t from = std::max(lo, w * 64), to = std::min(hi, w * 64 + 64);
+  if (from >= to) return 0;
+  const size_t width = to - from;
+  return (width == 64 ? ~uint64_t(0) : ((uint64_t(1) << width) - 1)) << (from - w * 64);
+}
+}  // namespace
+
+void DeviceShadow::written(uintptr_t address, size_t n) {
+  if (unwritten == 0 || !n) return;
+  const size_t lo = address > begin ? address - begin : 0;
+  const size_t hi = std::min(bytes, address + n - begin);
+  if (lo >= hi) return;
+  if (bits.empty()) {  // nothing written yet
+    if (lo == 0 && hi == bytes) {
+      unwritten = 0;
+      return;
+    }
+    bits.assign((bytes + 63) / 64, 0);
+  }
+  for (size_t w = lo / 64; w <= (hi - 1) / 64; ++w) {
+    const uint64_t mask = bit_mask(lo, hi, w);
+    unwritten -= size_t(__builtin_popcountll(mask & ~bits[w]));
+    bits[w] |= mask;
+  }
+  if (unwritten == 0) std::vector<uint64_t>().swap(bits);
+}
+
+void DeviceShadow::forget(uintptr_t address, size_t n) {
+  poisoned = true;
+  const size_t lo = address > begin ? address - begin : 0;
+  const size_t hi = std::min(bytes, address + n - begin);
+  if (lo >= hi || unwritten == bytes) return;
+  if (lo == 0 && hi == bytes) {
+    unwritten = bytes;
+    std::vector<uint64_t>().swap(bits);
+    return;
+  }
+  if (bits.empty()) {  // everything written
+    bits.assign((bytes + 63) / 64, 0);
+    for (size_t w = 0; w < bits.size(); ++w) bits[w] = bit_mask(0, bytes, w);
+  }
+  for (size_t w = lo / 64; w <= (hi - 1) / 64; ++w) {
+    const uint64_t mask = bit_mask(lo, hi, w);
+    unwritten += size_t(__builtin_popcountll(mask & bits[w]));
+    bits[w] &= ~mask;
+  }
+}
+
+uintptr_t DeviceShadow::first_unwritten(uintptr_t address, size_t n) const {
+  if (unwritten == 0) return ~uintptr_t(0);
+  const size_t lo = address > begin ? address - begin : 0;
+  const size_t hi = std::min(bytes, address + n - begin);
+  if (lo >= hi) return ~uintptr_t(0);
+  if (bits.empty()) return begin + lo;
+  for (size_t w = lo / 64; w <= (hi - 1) / 64; ++w)
+    if (const uint64_t missing = bit_mask(lo, hi, w) & ~bits[w])
+      return begin + w * 64 + size_t(__builtin_ctzll(missing));
+  return ~uintptr_t(0);
 }
 
 void remember_static_shared(const std::vector<LaunchCounters>& launches) {
@@ -140,11 +239,32 @@ void remember_static_shared(const std::vector<LaunchCounters>& launches) {
 }
 
 std::string describe_device_address(uint64_t address) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  const auto it = find_device(reinterpret_cast<const void*>(uintptr_t(address)));
-  if (it == g_device.end()) return "device byte 0x" + std::to_string(address);
-  return "byte " + std::to_string(address - it->first) + " of a " + std::to_string(it->second) +
-         "-byte cudaMalloc allocation";
+  uintptr_t start = 0;
+  size_t bytes = 0;
+  std::vector<void*> callers;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const auto it = find_device(reinterpret_cast<const void*>(uintptr_t(address)));
+    if (it == g_device.end()) {
+      char hex[32];
+      std::snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)address);
+      return std::string("device byte ") + hex;
+    }
+    start = it->first;
+    bytes = it->second.bytes;
+    callers.assign(it->second.callers, it->second.callers + it->second.depth);
+  }
+  // The first caller of cudaMalloc outside the allocation helpers: the line that asked for it.
+  static const std::vector<std::string> helpers = {"runtime.cpp:", "cuda_check.cpp:",
+                                                   "device_buffer.hpp:", "cuda_check.hpp:"};
+  std::string where;
+  for (size_t k = 1; k < callers.size() && where.empty(); ++k) {
+    const std::string line = source_line(reinterpret_cast<uintptr_t>(callers[k]), helpers);
+    if (line != "?") where = line;
+  }
+  const std::string offset = "byte " + std::to_string(address - start) + " of ";
+  if (where.empty()) return offset + "a " + std::to_string(bytes) + "-byte cudaMalloc allocation";
+  return offset + "the " + std::to_string(bytes) + "-byte buffer cudaMalloc'd at " + where;
 }
 
 bool stream_is_valid(cudaStream_t stream) {
@@ -191,6 +311,13 @@ void unwatch_host_writes(const void* begin) {
   g_watched.erase(reinterpret_cast<uintptr_t>(begin));
 }
 
+void poisoned(const void* begin, size_t bytes) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto it = find_device(begin);
+  if (it != g_device.end() && it->second.shadow)
+    it->second.shadow->forget(reinterpret_cast<uintptr_t>(begin), bytes);
+}
+
 std::string host_writes_into(const void* begin) {
   std::lock_guard<std::mutex> lock(g_watch_mutex);
   const auto it = g_watched.find(reinterpret_cast<uintptr_t>(begin));
@@ -222,7 +349,15 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
   if (!p) return fail(cudaErrorMemoryAllocation, "out of memory: the host could not allocate it");
   // Fresh device memory holds whatever was there before: never zero, as on a GPU.
   std::memset(p, 0xCD, rounded);
-  g_device[reinterpret_cast<uintptr_t>(p)] = bytes;
+  Allocation& a = g_device[reinterpret_cast<uintptr_t>(p)];
+  a.bytes = bytes;
+  if (initcheck_enabled()) {
+    // Never written yet (the initcheck); and who asked for it, to name it in hazard reports.
+    a.shadow = std::make_unique<DeviceShadow>();
+    a.shadow->begin = reinterpret_cast<uintptr_t>(p);
+    a.shadow->bytes = a.shadow->unwritten = bytes;
+    a.depth = backtrace(a.callers, 8);
+  }
   g_device_used += rounded;
   *ptr = p;
   return cudaSuccess;
@@ -235,7 +370,7 @@ cudaError_t cudaFree(void* ptr) {
   const auto it = g_device.find(reinterpret_cast<uintptr_t>(ptr));
   if (it == g_device.end())
     return fail(cudaErrorInvalidValue, "cudaFree of a pointer cudaMalloc did not return");
-  g_device_used -= (std::max<size_t>(it->second, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  g_device_used -= (std::max<size_t>(it->second.bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
   g_device.erase(it);
   std::free(ptr);
   return cudaSuccess;
@@ -265,13 +400,17 @@ cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
     std::lock_guard<std::mutex> lock(g_mutex);
     const auto it = find_device(ptr);
     if (bytes && (it == g_device.end() ||
-                  reinterpret_cast<uintptr_t>(ptr) + bytes > it->first + it->second))
+                  reinterpret_cast<uintptr_t>(ptr) + bytes > it->first + it->second.bytes))
       return fail(cudaErrorInvalidValue,
                   "cudaMemset of " + std::to_string(bytes) +
                       " bytes outside any device allocation (or past its end)");
   }
   if (bytes && (value & 0xFF)) note_host_write(ptr, bytes, false);
-  if (bytes) std::memset(ptr, value, bytes);
+  if (bytes) {
+    std::memset(ptr, value, bytes);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    note_device_write(ptr, bytes);
+  }
   return cudaSuccess;
 }
 
@@ -284,7 +423,7 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t str
   std::lock_guard<std::mutex> lock(g_mutex);
   const auto it = find_device(ptr);
   if (bytes && (it == g_device.end() ||
-                reinterpret_cast<uintptr_t>(ptr) + bytes > it->first + it->second))
+                reinterpret_cast<uintptr_t>(ptr) + bytes > it->first + it->second.bytes))
     return fail(cudaErrorInvalidValue, "cudaMemsetAsync of " + std::to_string(bytes) +
                                            " bytes outside any device allocation (or past its end)");
   stream->deferred.push_back([=] { cudaMemset(ptr, value, bytes); });
@@ -308,6 +447,8 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
     before_stream_work(nullptr);
     note_host_write(dst, bytes, true);
     std::memmove(dst, src, bytes);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    note_device_write(dst, bytes);
   }
   return g_pending;
 }

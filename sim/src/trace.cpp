@@ -43,7 +43,7 @@ std::vector<Consumer*> g_consumers;
 unsigned g_block = 0;
 uintptr_t g_shared_lo = 0, g_shared_hi = 0, g_dynamic_lo = 0, g_dynamic_hi = 0;
 uint64_t g_dynamic_offset = 0;  // where dynamic shared memory begins in the block's shared space
-std::vector<std::pair<uintptr_t, uintptr_t>> g_device;  // device memory ranges, sorted
+std::vector<DeviceRange> g_device;  // device memory ranges, sorted
 size_t g_last_range = 0;
 std::vector<ThreadState> g_thread_state;  // per thread of the block
 std::vector<WarpState> g_warps;
@@ -53,16 +53,18 @@ std::vector<Consumer*> g_access_readers;   // readers that want every access
 unsigned g_interval = 0;                   // barriers the running block has passed
 std::vector<uintptr_t> g_site_address;
 
-bool in_device(uintptr_t a) {
-  if (g_last_range < g_device.size() && a >= g_device[g_last_range].first &&
-      a < g_device[g_last_range].second)
-    return true;
-  auto it = std::upper_bound(g_device.begin(), g_device.end(), std::make_pair(a, ~uintptr_t(0)));
-  if (it == g_device.begin()) return false;
+// The device range holding `a`, or null.
+const DeviceRange* in_device(uintptr_t a) {
+  if (g_last_range < g_device.size() && a >= g_device[g_last_range].begin &&
+      a < g_device[g_last_range].end)
+    return &g_device[g_last_range];
+  auto it = std::upper_bound(g_device.begin(), g_device.end(), a,
+                             [](uintptr_t x, const DeviceRange& r) { return x < r.begin; });
+  if (it == g_device.begin()) return nullptr;
   --it;
-  if (a >= it->second) return false;
+  if (a >= it->end) return nullptr;
   g_last_range = size_t(it - g_device.begin());
-  return true;
+  return &*it;
 }
 
 uint32_t site_id(uintptr_t code, Space space) {
@@ -76,21 +78,23 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
   if (!g_on || !g_current) return;
   Space space;
   uint64_t address;
+  DeviceShadow* shadow = nullptr;
   if (a >= g_shared_lo && a < g_shared_hi) {
     space = Space::shared;
     address = a - g_shared_lo;
   } else if (a >= g_dynamic_lo && a < g_dynamic_hi) {
     space = Space::shared;
     address = g_dynamic_offset + (a - g_dynamic_lo);
-  } else if (in_device(a)) {
+  } else if (const DeviceRange* range = in_device(a)) {
     space = Space::global;
     address = a;
+    shadow = range->shadow;
   } else {
     return;  // the thread's own stack, or the simulator's data
   }
   const unsigned thread = g_current->linear;
   if (!g_access_readers.empty()) {
-    const Access access{thread, space, kind, bytes, address, code, g_interval};
+    const Access access{thread, space, kind, bytes, address, code, g_interval, shadow};
     for (Consumer* c : g_access_readers) c->access(access);
   }
   if (!g_group) return;
@@ -209,6 +213,9 @@ void begin_block(unsigned block, unsigned threads, const void* shared_lo, const 
 }
 
 void barrier_released() { ++g_interval; }
+
+uint64_t static_shared_bytes() { return g_shared_hi - g_shared_lo; }
+uint64_t dynamic_shared_offset() { return g_dynamic_offset; }
 
 void end_block() {
   if (!g_on) return;

@@ -26,6 +26,10 @@
 #include <string>
 #include <vector>
 
+namespace histo_sim {
+struct DeviceShadow;  // internal.hpp
+}
+
 namespace histo_sim::trace {
 
 enum class Space : uint8_t { global, shared };
@@ -51,6 +55,8 @@ struct Access {
   uint64_t address;        // shared: offset in the block's shared memory
   uintptr_t site;
   unsigned interval;       // block barriers passed so far (the barrier interval)
+  DeviceShadow* shadow;    // global: the written bytes of its cudaMalloc allocation (null for
+                           // pinned host memory)
 };
 
 struct BlockInfo {
@@ -88,6 +94,11 @@ void begin_launch(const void* kernel, unsigned grid, unsigned block_threads);
 void begin_block(unsigned block, unsigned threads, const void* shared_lo, const void* shared_hi,
                  const void* dynamic_lo, const void* dynamic_hi);
 void barrier_released();  // every thread of the block passed a __syncthreads()
+// Where the dynamic shared memory begins in the running block's shared space (Access::address),
+// and the static part's size: shared offsets below static_shared_bytes() are the executable's
+// TLS block (the __shared__ arrays), those from dynamic_shared_offset() on the dynamic part.
+uint64_t static_shared_bytes();
+uint64_t dynamic_shared_offset();
 void end_block();
 void end_launch();
 bool active();

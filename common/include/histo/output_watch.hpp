@@ -25,6 +25,8 @@ class OutputWatch {
   OutputWatch& operator=(const OutputWatch&) = delete;
 
   // (Re)starts watching the device range [d_begin, d_begin + bytes): no launch, no write yet.
+  // Called right after the range was poisoned: in the simulator the poison then counts as
+  // never written (its initcheck names a kernel that counts into the output unzeroed).
   void start(const void* d_begin, size_t bytes);
   // "" when a kernel was launched since start() (or n == 0) and nothing but zeros reached the
   // range from the host (simulator); else a sentence naming what happened.

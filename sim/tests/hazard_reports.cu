@@ -1,0 +1,116 @@
+// The hazard checks' sentences (sim/src/hazards.cpp), one case per run: `hazard_reports CASE`
+// launches a small kernel that makes one mistake (or none, for the clean cases) and prints the
+// sentence its launch failed with, or "no hazard". The CTest cases (CMakeLists.txt here) check
+// that sentence: the memory named by its variable or buffer, the line, the likely cause.
+#include "histo/cuda_check.hpp"
+#include "histo/device_buffer.hpp"
+#include "histo/kernel_launch.cuh"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr unsigned kBins = 256;
+
+// Counts bytes into global bins (whatever they held before).
+__global__ void count_kernel(const unsigned char* d_in, size_t n, unsigned* d_bins) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += stride)
+    atomicAdd(&d_bins[d_in[i]], 1u);
+}
+
+// Sums n words into *d_sum with plain loads.
+__global__ void sum_kernel(const unsigned* d_words, size_t n, unsigned* d_sum) {
+  unsigned sum = 0;
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) sum += d_words[i];
+  atomicAdd(d_sum, sum);
+}
+
+// Per-block shared bins, with or without the barrier after zeroing them.
+template <bool kBarrier>
+__global__ void shared_kernel(const unsigned char* d_in, size_t n, unsigned* d_bins) {
+  __shared__ unsigned s_bins[kBins];
+  for (unsigned b = threadIdx.x; b < kBins; b += blockDim.x) s_bins[b] = 0;
+  if (kBarrier) __syncthreads();
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    atomicAdd(&s_bins[d_in[i]], 1u);
+  __syncthreads();
+  for (unsigned b = threadIdx.x; b < kBins; b += blockDim.x) atomicAdd(&d_bins[b], s_bins[b]);
+}
+
+// The same with bins in dynamic shared memory, and no barrier after zeroing.
+__global__ void dynamic_kernel(const unsigned char* d_in, size_t n, unsigned* d_bins) {
+  unsigned* s_bins = histo::dynamic_shared<unsigned>();
+  for (unsigned b = threadIdx.x; b < kBins; b += blockDim.x) s_bins[b] = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    atomicAdd(&s_bins[d_in[i]], 1u);
+  __syncthreads();
+  for (unsigned b = threadIdx.x; b < kBins; b += blockDim.x) atomicAdd(&d_bins[b], s_bins[b]);
+}
+
+// The sentence the last launch failed with, or "no hazard".
+std::string outcome() {
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? "no hazard" : cudaGetErrorString(e);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string which = argc > 1 ? argv[1] : "";
+  const size_t n = 5000;
+  std::vector<unsigned char> h_in(n);
+  for (size_t i = 0; i < n; ++i) h_in[i] = (unsigned char)(i * 2654435761u >> 13);
+  // The input sits 3 bytes into a larger allocation, only its n bytes copied in: reading them
+  // is clean, whatever the bytes around them hold.
+  histo::DeviceBuffer<unsigned char> d_input(n + 64);
+  const unsigned char* d_in = d_input.get() + 3;
+  CUDA_CHECK(cudaMemcpy(d_input.get() + 3, h_in.data(), n, cudaMemcpyHostToDevice));
+  histo::DeviceBuffer<unsigned> d_bins(kBins);
+  std::string result;
+  if (which == "bins_not_zeroed") {  // the launcher forgot its cudaMemset
+    histo::launch(count_kernel, 4, 128, 0, 0, d_in, n, d_bins.get());
+    result = outcome();
+  } else if (which == "bins_zeroed") {  // the same, right
+    CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(unsigned)));
+    histo::launch(count_kernel, 4, 128, 0, 0, d_in, n, d_bins.get());
+    result = outcome();
+  } else if (which == "reads_unwritten") {  // half of the words copied in, all of them read
+    histo::DeviceBuffer<unsigned> d_words(1000);
+    std::vector<unsigned> h_words(500, 1);
+    CUDA_CHECK(cudaMemcpy(d_words.get(), h_words.data(), 500 * sizeof(unsigned), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_bins.get(), 0, sizeof(unsigned)));
+    histo::launch(sum_kernel, 1, 64, 0, 0, d_words.get(), size_t(1000), d_bins.get());
+    result = outcome();
+  } else if (which == "reads_kernel_written") {  // words a first kernel wrote are written
+    histo::DeviceBuffer<unsigned> d_words(kBins);
+    CUDA_CHECK(cudaMemset(d_words.get(), 0, kBins * sizeof(unsigned)));
+    histo::launch(count_kernel, 4, 128, 0, 0, d_in, n, d_words.get());
+    CUDA_CHECK_LAUNCH();
+    // d_bins[0] only is zeroed: sum_kernel reads d_words (written) and adds into d_bins[0].
+    CUDA_CHECK(cudaMemset(d_bins.get(), 0, sizeof(unsigned)));
+    histo::launch(sum_kernel, 1, 64, 0, 0, d_words.get(), size_t(kBins), d_bins.get());
+    result = outcome();
+  } else if (which == "shared_race") {
+    CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(unsigned)));
+    histo::launch(shared_kernel<false>, 2, 128, 0, 0, d_in, n, d_bins.get());
+    result = outcome();
+  } else if (which == "shared_clean") {
+    CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(unsigned)));
+    histo::launch(shared_kernel<true>, 2, 128, 0, 0, d_in, n, d_bins.get());
+    result = outcome();
+  } else if (which == "dynamic_race") {
+    CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(unsigned)));
+    histo::launch(dynamic_kernel, 2, 128, kBins * sizeof(unsigned), 0, d_in, n, d_bins.get());
+    result = outcome();
+  } else {
+    std::printf("usage: hazard_reports bins_not_zeroed|bins_zeroed|reads_unwritten|"
+                "reads_kernel_written|shared_race|shared_clean|dynamic_race\n");
+    return 2;
+  }
+  std::printf("%s\n", result.c_str());
+  return 0;
+}
