@@ -9,9 +9,18 @@
 #   FORBID   regular expressions it must not match: causes this kernel cannot have
 #   PASSES   optionally, test cases that must still pass: a correct but slow kernel (its
 #            TESTS are then the [perf] tests it must fail)
+#   NEEDS_TRACE  ON where only the simulator's access trace (a Clang build) catches it
+#   GPU_ONLY     where the simulator cannot catch it at all: why (its sim test is skipped)
+#   GPU_TESTS, GPU_EXPECT, GPU_FORBID  what the GPU grader runs and must and must not say;
+#            by default TESTS, and only failure is required (the simulator's hazard sentences
+#            and its 0xA5 fill are absent on a GPU)
 # MODE apply: writes the solution SOLUTION with the mistake made into MUTATED.
 # MODE check: runs GRADER (the simulator's grader built from MUTATED) on TESTS, which must FAIL
-# (so the mistake is caught) and say what EXPECT says, and nothing that FORBID names.
+# (so the mistake is caught) and say what EXPECT says, and nothing that FORBID names. With
+# -D ON_GPU=ON, GRADER is the GPU grader: GPU_TESTS must fail, saying GPU_EXPECT and nothing
+# of GPU_FORBID; a grader that skipped every test (no usable GPU) reports "skipped:".
+# -D SAVE=FILE also writes the grader's output there, and its Catch2 XML report to FILE.xml;
+# -D SEED=N runs the grader with --rng-seed N.
 foreach(var MODE MISTAKE)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "mistake.cmake needs -D ${var}=...")
@@ -46,10 +55,33 @@ if(MODE STREQUAL "apply")
   return()
 endif()
 
+if(ON_GPU)
+  if(DEFINED GPU_TESTS)
+    set(TESTS "${GPU_TESTS}")
+  endif()
+  set(EXPECT "${GPU_EXPECT}")
+  set(FORBID "${GPU_FORBID}")
+  unset(PASSES)
+endif()
 list(JOIN TESTS "," spec)
-execute_process(COMMAND "${GRADER}" "${spec}" --reporter console
+set(reporters --reporter console)
+if(DEFINED SEED)  # one seed for every run (scripts/mistakes_table.py): the same cases each time
+  list(APPEND reporters --rng-seed "${SEED}")
+endif()
+if(DEFINED SAVE)  # also Catch2's XML report, whose messages are not wrapped
+  list(APPEND reporters --reporter "xml::out=${SAVE}.xml")
+endif()
+execute_process(COMMAND "${GRADER}" "${spec}" ${reporters}
   OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
 string(REGEX MATCH "test cases:[^\n]*" summary "${out}")
+if(DEFINED SAVE)  # the grader's output, for scripts/mistakes_table.py
+  file(WRITE "${SAVE}" "${out}")
+endif()
+if(ON_GPU AND rc EQUAL 4)
+  # Catch2's exit code when every test case skipped: no usable GPU here, nothing was graded.
+  message(STATUS "skipped: ${name}: the GPU grader ran no test (no usable GPU):\n${out}")
+  return()
+endif()
 if(rc EQUAL 0 OR rc EQUAL 4 OR summary STREQUAL "")
   message(FATAL_ERROR "${name}: the mistake was not caught: the grader exited ${rc} on "
     "\"${spec}\" (${summary}); it must fail:\n${out}")
