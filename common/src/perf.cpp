@@ -6,6 +6,7 @@
 #include "histo/reference.hpp"
 
 #include <stdexcept>
+#include <vector>
 
 #ifdef HISTO_SIM
 #include "histo_sim/counters.hpp"
@@ -52,7 +53,10 @@ CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n) {
   c.input = std::string(dataset_name(dataset)) + ", " + std::to_string(n) +
             " bytes, in the CPU simulator with the " + histo_sim::current_gpu().name + "'s shape";
   c.correct = d_bins.download() == reference_histogram(data.data(), n);
+  std::vector<uint64_t> loads_per_sm(size_t(histo_sim::current_gpu().sm_count), 0);
   for (const histo_sim::LaunchCounters& l : launches) {
+    for (size_t sm = 0; sm < l.global_load_requests_per_sm.size() && sm < loads_per_sm.size(); ++sm)
+      loads_per_sm[sm] += l.global_load_requests_per_sm[sm];
     ++c.launches;
     c.blocks += l.grid;
     c.load_requests += l.global_load_requests;
@@ -65,6 +69,8 @@ CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n) {
     c.shared_atomic_instructions += l.shared_atomic_instructions;
     c.shared_atomic_wavefronts += l.shared_atomic_wavefronts;
   }
+  c.sms = loads_per_sm.size();
+  for (uint64_t loads : loads_per_sm) c.loading_sms += loads > 0;
   return c;
 #else
   (void)variant, (void)dataset, (void)n;

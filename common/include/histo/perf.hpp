@@ -16,6 +16,7 @@ struct CostCounts {
   std::string input;  // "uniform, 4194304 bytes, simulator with the NVIDIA H200's shape"
   bool correct = false;   // the bins matched the CPU reference
   uint64_t launches = 0, blocks = 0;
+  uint64_t sms = 0, loading_sms = 0;  // the GPU's SMs; those whose blocks issued a global load
   uint64_t load_requests = 0, load_sectors = 0;        // global loads
   uint64_t atomic_requests = 0, atomic_passes = 0;     // global atomics
   uint64_t shared_instructions = 0, shared_wavefronts = 0, shared_conflicts = 0;  // loads, stores
