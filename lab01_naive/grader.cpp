@@ -113,3 +113,46 @@ TEST_CASE("the racy kernel loses counts: plain ++ is not atomic", "[gpu]") {
                                << " (" << 100.0 * double(n - counted) / double(n) << "%)");
   CHECK(counted < n);
 }
+
+// ---- Cost ([perf]): counted by the CPU simulator with the H200's shape (histo/perf.hpp) ------
+
+TEST_CASE("cost: histogram_segmented reads each byte once and adds it with one atomic",
+          "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "segmented");
+  const size_t n = size_t(4) << 20;
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::uniform, n);
+  // A warp-wide instruction serves 32 lanes, so one per 32 bytes is one per byte per thread.
+  const double per_32_bytes = 32.0 / double(n);
+  histo::check_cost(c, "global load requests per 32 input bytes", c.load_requests * per_32_bytes,
+                    1.25,
+                    "the segmented loop gives 1.00: each thread reads each byte of its segment "
+                    "once, one warp-wide load for the warp's 32 bytes, and reads nothing else",
+                    "the kernel reads global memory more than once per byte: the byte is read "
+                    "again where it is used (d_in[i] twice in the loop body), or the bin is read "
+                    "before it is updated (a loop around atomicCAS instead of one atomicAdd)");
+  histo::check_cost(c, "global atomic requests per 32 input bytes",
+                    c.atomic_requests * per_32_bytes, 1.25,
+                    "the segmented loop gives 1.00: one atomicAdd of 1 per byte, a warp-wide "
+                    "atomic for the warp's 32 bytes",
+                    "more than one atomic per byte: a compare-and-swap loop that retries, or an "
+                    "extra atomic per byte (an atomicAdd of 0 to read the bin, an atomicExch)");
+}
+
+TEST_CASE("cost: histogram_segmented keeps every SM reading", "[gpu][perf]") {
+  // 16 MiB: 256 blocks of 256 threads x 256 bytes, about two per SM of the H200's 132.
+  const histo::Variant& v = histo::find_variant(variants(), "segmented");
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::uniform, size_t(16) << 20);
+  histo::check_cost(c, "blocks launched", double(c.blocks), double(c.sms),
+                    "segmented_grid_size gives 256 here, so every SM gets a block",
+                    "segmented_grid_size returns a fixed or too small grid: it must grow with n, "
+                    "ceil(n / (kBlockSize x kElementsPerThread)) blocks",
+                    /*at_least=*/true);
+  histo::check_cost(c, "SMs whose blocks read the input", double(c.loading_sms), double(c.sms),
+                    "the segmented partition gives 132: every block's threads get bytes, so "
+                    "every SM reads",
+                    "the kernel divides the input among one block's threads, not the grid's: "
+                    "num_threads is blockDim.x instead of gridDim.x * blockDim.x (or only block "
+                    "0 counts), so segment_bounds gives every thread past block 0 an empty "
+                    "segment and one SM reads the whole input while the others wait",
+                    /*at_least=*/true);
+}

@@ -386,3 +386,19 @@ TEST_CASE("cost: histogram_packed counts without bank conflicts", "[gpu][perf]")
                     "row per thread) puts all 32 threads in one bank on degenerate data, and the "
                     "merge's reads collide unless its column index is rotated");
 }
+
+TEST_CASE("cost: histogram_packed merges a row in each of its 64 threads", "[gpu][perf]") {
+  const histo::Variant& v = histo::find_variant(variants(), "packed");
+  const size_t n = size_t(4) << 20;
+  const histo::CostCounts c = histo::require_cost(v, histo::Dataset::uniform, n);
+  // 64 bytes: one step of a block's 64 threads.
+  histo::check_cost(c, "shared load and store instructions per 64 input bytes",
+                    64.0 * double(c.shared_instructions) / double(n), 7.0,
+                    "the packed kernel gives 5.0: counting takes a shared load and a store per "
+                    "warp and 32 bytes (4.0), zeroing and the merge 128 warp-wide instructions "
+                    "each per block of 16320 bytes (1.0 together)",
+                    "the merge is not spread over the block: thread 0 (or one warp) sums all 64 "
+                    "rows, one word at a time, while the other threads wait, instead of thread t "
+                    "summing row t (merge_row(s_packed, threadIdx.x)); or the counting reads or "
+                    "writes a word more than once per element");
+}

@@ -153,7 +153,10 @@ CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n) {
   c.where = std::string("in the CPU simulator with the ") + histo_sim::current_gpu().name + "'s shape";
   c.input = c.data + ", " + c.where;
   c.correct = d_bins.download() == reference_histogram(data.data(), n);
+  std::vector<uint64_t> loads_per_sm(size_t(histo_sim::current_gpu().sm_count), 0);
   for (const histo_sim::LaunchCounters& l : launches) {
+    for (size_t sm = 0; sm < l.global_load_requests_per_sm.size() && sm < loads_per_sm.size(); ++sm)
+      loads_per_sm[sm] += l.global_load_requests_per_sm[sm];
     ++c.launches;
     c.blocks += l.grid;
     c.load_requests += l.global_load_requests;
@@ -166,6 +169,8 @@ CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n) {
     c.shared_atomic_instructions += l.shared_atomic_instructions;
     c.shared_atomic_wavefronts += l.shared_atomic_wavefronts;
   }
+  c.sms = loads_per_sm.size();
+  for (uint64_t loads : loads_per_sm) c.loading_sms += loads > 0;
   return c;
 #else
   // One launch on the GPU, as the simulator's counted one: the launcher asks this GPU for its

@@ -73,6 +73,7 @@ class Counting final : public trace::Consumer {
     const unsigned sms = unsigned(current_gpu().sm_count);
     c.shared_wavefronts_per_sm.assign(sms, 0);
     c.shared_atomic_wavefronts_per_sm.assign(sms, 0);
+    c.global_load_requests_per_sm.assign(sms, 0);
     launches.push_back(std::move(c));
     sectors_read_.clear();
     address_passes_.clear();
@@ -92,7 +93,7 @@ class Counting final : public trace::Consumer {
       if (global_load && !in_load_run) ++c.load_rounds;
       in_load_run = global_load;
       if (r.space == Space::global)
-        count_global(c, r);
+        count_global(c, r, sm);
       else
         count_shared(c, r, sm);
     }
@@ -117,7 +118,7 @@ class Counting final : public trace::Consumer {
   }
 
  private:
-  void count_global(LaunchCounters& c, const Request& r) {
+  void count_global(LaunchCounters& c, const Request& r, size_t sm) {
     uint64_t sectors[64];
     unsigned count = 0;
     for (unsigned l = 0; l < 32; ++l) {
@@ -129,6 +130,7 @@ class Counting final : public trace::Consumer {
     const unsigned distinct = unsigned(std::unique(sectors, sectors + count) - sectors);
     if (r.kind == Kind::load) {
       ++c.global_load_requests;
+      ++c.global_load_requests_per_sm[sm];
       c.global_load_sectors += distinct;
       sectors_read_.insert(sectors, sectors + distinct);
     } else if (r.kind == Kind::store) {

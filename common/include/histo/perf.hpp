@@ -33,6 +33,7 @@ struct CostCounts {
   bool correct = false;    // the bins matched the CPU reference
   bool collected = false;  // pass 1 of the Nsight Compute mode: launched, nothing counted here
   uint64_t launches = 0, blocks = 0;
+  uint64_t sms = 0, loading_sms = 0;  // the GPU's SMs; those whose blocks issued a global load
   uint64_t load_requests = 0, load_sectors = 0;        // global loads
   uint64_t atomic_requests = 0, atomic_passes = 0;     // global atomics
   uint64_t shared_instructions = 0, shared_wavefronts = 0, shared_conflicts = 0;  // loads, stores

@@ -29,6 +29,7 @@ struct LaunchCounters {
   uint64_t warps = 0;
   std::vector<uint64_t> shared_wavefronts_per_sm;         // loads and stores, blocks round-robin
   std::vector<uint64_t> shared_atomic_wavefronts_per_sm;
+  std::vector<uint64_t> global_load_requests_per_sm;      // blocks round-robin, likewise
   size_t static_shared_bytes = 0;  // the extent of static shared memory the kernel touched
 
   uint64_t shared_load_conflicts() const { return shared_load_wavefronts - shared_load_ideal; }
