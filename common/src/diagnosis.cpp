@@ -21,6 +21,12 @@ bool has(const CaseInfo& info, unsigned parts) { return (info.parts & parts) != 
 // The launch ran in the CPU simulator (not a CPU replay of the grader's own).
 bool simulated(const CaseInfo& info) { return kSimulator && !info.cpu_emulation; }
 
+// A missing barrier can explain lost counts: the kernel has barriers, and it ran in the
+// simulator without its hazard checks (they would have named the race and failed the launch).
+bool barrier_suspect(const CaseInfo& info) {
+  return simulated(info) && has(info, kBarriers) && !info.hazards_checked;
+}
+
 // The width of the aligned loads whose head and tail bytes the kernel counts apart: 16, 4, or 0
 // for a kernel that reads one element at a time.
 unsigned load_width(const CaseInfo& info) {
@@ -170,7 +176,7 @@ std::string nothing_counted(const CaseInfo& info, uint64_t total) {
   if (info.cpu_emulation)
     return "all bins are zero: the replayed threads counted nothing (check the index math and "
            "the loop bounds: does any thread get a non-empty range?)";
-  if (has(info, kSharedBins) && has(info, kBarriers) && simulated(info))
+  if (has(info, kSharedBins) && barrier_suspect(info))
     return std::string("nothing reached the output, and ") + kTurns +
            ". In this kernel: a missing __syncthreads() after zeroing the shared bins (zeroing "
            "not finished before counting: each thread's counts land in bins that a later thread "
@@ -239,7 +245,7 @@ std::string too_few(const CaseInfo& info, uint64_t total, uint64_t sum) {
     if (has(info, kWarpAggregation))
       text += " Or a group whose leader never adds (the group's lowest lane, leader_of(peers), "
               "adds group_count(peers))?";
-    if (simulated(info) && has(info, kBarriers))
+    if (barrier_suspect(info))
       text += " Or " + barrier_cause(info) +
               ". In the simulator a block's threads take turns, each up to its next barrier, so "
               "a missing barrier loses counts";
@@ -248,7 +254,7 @@ std::string too_few(const CaseInfo& info, uint64_t total, uint64_t sum) {
               "the simulator runs threads in turn)";
     return text;
   }
-  if (simulated(info) && has(info, kBarriers))
+  if (barrier_suspect(info))
     return std::string("counts were lost, and ") + kTurns + ". In this kernel: " +
            barrier_cause(info) + ". Otherwise: elements never visited (index math, loop bounds) "
            "or a merge that drops bins";
@@ -277,7 +283,9 @@ std::string too_few(const CaseInfo& info, uint64_t total, uint64_t sum) {
   causes.push_back("elements never visited (index math, loop bounds, ranges that leave gaps)");
   if (keeps_shared_counters(info)) causes.push_back("a merge that drops bins");
   std::string text = "counts were lost";
-  if (sequential)
+  if (info.hazards_checked)
+    text += ", and the simulator's hazard checks found every access of the launch in order";
+  else if (sequential)
     text += std::string(", and ") +
             (info.cpu_emulation ? "this test replays the threads one after another on the CPU"
                                 : "the CPU simulator runs the threads one at a time") +

@@ -9,6 +9,10 @@
 #include <cstring>
 #include <sstream>
 
+#ifdef HISTO_SIM
+#include "histo_sim_host_writes.h"
+#endif
+
 namespace histo {
 namespace {
 
@@ -25,6 +29,9 @@ CaseInfo case_of(const Variant& variant, const std::string& dataset, uint64_t se
                  size_t offset, const std::string& shape) {
   CaseInfo info{variant.lab, variant.name, dataset, seed, n, offset, shape};
   info.parts = variant.parts;
+#ifdef HISTO_SIM
+  histo_sim::begin_hazard_coverage();  // the case's launches follow; compare_bins asks after them
+#endif
   return info;
 }
 
@@ -74,9 +81,13 @@ std::string compare_bins(const std::vector<uint64_t>& expected, const std::vecto
   out << "  sum of bins: expected " << expected_total << ", got " << sum << " ("
       << (diff >= 0 ? "+" : "") << diff << ")\n";
   if (!guard_problem.empty()) out << "  out of bounds: " << guard_problem << "\n";
+  CaseInfo seen = info;
+#ifdef HISTO_SIM
+  seen.hazards_checked = info.hazards_checked || histo_sim::hazards_covered();
+#endif
   const std::string from_bins =
       right ? ""
-      : guard_problem.empty() ? likely_cause(expected, actual, expected_total, info)
+      : guard_problem.empty() ? likely_cause(expected, actual, expected_total, seen)
                               : "a thread wrote outside d_bins[0, num_bins): check bin indices";
   // What the simulator saw happen is the cause; the bins only suggest one.
   if (!info.hazard.empty()) {

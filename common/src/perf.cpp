@@ -6,6 +6,7 @@
 #include "histo/device_buffer.hpp"
 #include "histo/reference.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -237,6 +238,15 @@ CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n) {
       metric_sum(call, {"smsp__sass_inst_executed_op_shared_atom.sum"}, what);
   c.shared_atomic_wavefronts =
       metric_sum(call, {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"}, what);
+  // Nsight Compute sums over SMs and gives the least and most of any one: every SM read when
+  // the least is nonzero; otherwise the loads fill total / busiest SMs' worth (an SM count
+  // for loads dealt evenly, 1 when one SM did them all).
+  int sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  c.sms = uint64_t(sms);
+  const uint64_t fewest = metric_sum(call, {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.min"}, what);
+  const uint64_t most = metric_sum(call, {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.max"}, what);
+  c.loading_sms = fewest > 0 ? c.sms : most ? std::min<uint64_t>(c.sms, c.load_requests / most) : 0;
   return c;
 #endif
 }

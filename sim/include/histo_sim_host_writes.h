@@ -1,7 +1,8 @@
 // The CPU simulator's grading hooks: what the host wrote into a watched device range (the output
 // of a graded call) with cudaMemcpy, cudaMemcpyAsync or a cudaMemset of a nonzero value (zeroing
 // is not counted: it cannot put a count into a bin); and which device bytes hold a grader's
-// poison, garbage as far as the initcheck is concerned. The graders' bins watch themselves
+// poison, garbage as far as the initcheck is concerned; and whether the hazard checks saw a
+// graded case's launches. The graders' bins watch themselves
 // through histo::OutputWatch (common/include/histo/output_watch.hpp); nothing else needs this
 // header.
 #pragma once
@@ -23,5 +24,11 @@ std::string host_writes_into(const void* begin);
 // garbage of fresh memory: the hazard checks' initcheck counts it as never written, so a kernel
 // that counts into it before zeroing it is named (the launcher forgot to zero its output).
 void poisoned(const void* begin, size_t bytes);
+
+// Whether the hazard checks saw the launches of a graded case: begin_hazard_coverage() before
+// them; hazards_covered() after them is true when at least one kernel ran since, and every one
+// had each plain load and store checked (a traced build, HISTO_SIM_HAZARDS not 0) and passed.
+void begin_hazard_coverage();
+bool hazards_covered();
 
 }  // namespace histo_sim

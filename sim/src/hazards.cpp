@@ -20,6 +20,7 @@
 #include "trace.hpp"
 
 #include "histo_sim/counters.hpp"
+#include "histo_sim_host_writes.h"
 #include "internal.hpp"
 
 #include <cxxabi.h>
@@ -393,6 +394,7 @@ class Hazards final : public trace::Consumer {
 };
 
 Hazards* g_hazards = nullptr;
+unsigned g_checked = 0, g_unchecked = 0;  // launches since begin_hazard_coverage()
 
 }  // namespace
 
@@ -451,14 +453,25 @@ void hazards_before_launch() {
 }
 
 std::string hazards_after_launch() {
-  if (!g_hazards) return "";
+  if (!g_hazards) {
+    ++g_unchecked;
+    return "";
+  }
   const std::string found = g_hazards->take();
   // A kernel compiled without the trace's hooks (not a lab source) shows only its atomics and
   // __ldg loads: what it wrote plainly is unknown, so nothing can be concluded about it, and
   // whatever it may have written counts as written from now on.
-  if (trace::plain_accesses()) return found;
+  if (trace::plain_accesses()) {
+    ++(found.empty() ? g_checked : g_unchecked);
+    return found;
+  }
+  ++g_unchecked;
   assume_all_written();
   return "";
 }
+
+void begin_hazard_coverage() { g_checked = g_unchecked = 0; }
+
+bool hazards_covered() { return g_checked > 0 && g_unchecked == 0; }
 
 }  // namespace histo_sim

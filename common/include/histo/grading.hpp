@@ -30,6 +30,9 @@ struct CaseInfo {
   // with both threads and lines); empty when nothing. When set it is named first as the likely
   // cause, before what the bins suggest, and the case fails even if the bins are right.
   std::string hazard;
+  // The simulator's hazard checks saw every load and store of the case's launches and found
+  // nothing: a missing barrier or a race is then not the cause.
+  bool hazards_checked = false;
   std::string describe() const;
   // True when the kernel has any of `any_of` (Part flags), or declared nothing: an undeclared
   // kernel may have every cause.

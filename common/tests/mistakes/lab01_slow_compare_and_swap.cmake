@@ -14,6 +14,6 @@ set(REPLACE [=[    uint32_t* bin = &d_bins[d_in[i]];
     } while (seen != before);]=])
 set(TESTS "cost: histogram_segmented reads each byte once and adds it with one atomic")
 set(EXPECT "global load requests per 32 input bytes = 2 on" "a loop around atomicCAS")
-set(FORBID "global atomic requests per 32 input bytes = ")
+set(FORBID "global atomic requests per 32 input bytes = [0-9.]+ on")
 set(PASSES "histogram_segmented matches the CPU reference on every dataset"
            "histogram_segmented runs in order on the non-blocking stream it is given")
