@@ -147,6 +147,9 @@ def run_mistakes(build, prefix, names, seed):
             skipped = re.search(r"skipped: (.*)", log)
             if skipped:
                 result, message = "skipped", first_sentence(without_paths(skipped.group(1)))
+            elif run.returncode == 0 and "compute-sanitizer racecheck caught it" in log:
+                result = "racecheck"
+                message = first_sentence(without_paths(log[log.index("racecheck caught it"):]))
             elif run.returncode == 0:
                 result = "caught"
             elif "was not caught" in log:
@@ -181,7 +184,11 @@ def gpu_cell(entry):
     if entry is None:
         return "not run"
     r = entry["result"]
-    return {"caught": "failed", "missed": "**passed (missed)**", "skipped": "not run (skipped)",
+    return {"caught": "failed",
+            "racecheck": "passed (the race lost no count); compute-sanitizer racecheck: "
+                         + cell(entry.get("message", "").replace("racecheck caught it: ", "")),
+            "missed": "**passed (missed)**",
+            "skipped": "not concluded: " + cell(entry.get("message", "")),
             "wrong cause": "failed (other message)"}.get(r, f"**{r}**")
 
 
@@ -199,7 +206,10 @@ def table(files, sim, gpu, gpu_source):
                      + (f", {skipped} not run there (the reason is in its row)." if skipped else "."))
     if gpu:
         failed = sum(1 for e in gpu.values() if e["result"] in ("caught", "wrong cause"))
-        lines.append(f"GPU ({gpu_source}): {failed} of {len(files)} failed.")
+        raced = sum(1 for e in gpu.values() if e["result"] == "racecheck")
+        lines.append(f"GPU ({gpu_source}): {failed} of {len(files)} failed the grader"
+                     + (f"; {raced} more passed it and compute-sanitizer racecheck reported "
+                        "their races." if raced else "."))
     else:
         lines.append("GPU: not run here; the column comes from a GPU run "
                      "(`--write-gpu-results` there, `--gpu-results` here).")

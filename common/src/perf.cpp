@@ -180,7 +180,7 @@ CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n) {
   // what the caches hold).
   const NcuMode mode = ncu_mode();
   const unsigned index = g_calls++;
-  c.where = "on the " + gpu_status().name + ", counted by Nsight Compute";
+  c.where = "by Nsight Compute on the " + gpu_status().name;
   c.input = c.data + ", " + c.where;
   DeviceBuffer<uint8_t> d_in(n);
   d_in.upload(data.data(), n);

@@ -5,6 +5,7 @@ spelled, how a dependency file is read, how a ThreadSanitizer report becomes "ra
 of a compiler's messages a student sees, and the Nsight Compute mode's reading of ncu's CSV, its
 grouping per count_cost call and its comparison with the simulator (GRADE_NCU=1)."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -242,13 +243,19 @@ class NsightComputeCounts(unittest.TestCase):
         self.assertIn("launch__grid_size", ncu.PERF_METRICS)
         self.assertNotIn("gpu__time_duration.sum", ncu.PERF_METRICS)
 
+    def test_pass_1_asks_for_every_metric_count_cost_reads(self):
+        source = (Path(__file__).resolve().parents[2] / "common" / "src" / "perf.cpp").read_text()
+        read = set(re.findall(r'"((?:launch|l1tex|smsp|lts|dram)__[a-z_]+\.[a-z]+)"', source))
+        self.assertTrue(read, "perf.cpp names no metric")
+        self.assertEqual(sorted(read - set(ncu.PERF_METRICS)), [])
+
 
 def perf_line(counter, value, verdict, data, where):
     return f"[perf] {counter} = {value} (bound: at most 0.02, {verdict}) on {data}; counted {where}\n"
 
 
 SIM = "in the CPU simulator with the NVIDIA H200's shape"
-GPU = "on the NVIDIA H200, counted by Nsight Compute"
+GPU = "by Nsight Compute on the NVIDIA H200"
 CONFLICTS = "shared bank conflicts per shared load or store wavefront"
 
 

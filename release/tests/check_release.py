@@ -352,6 +352,14 @@ def classroom(work):
 
     put_solutions(tree, labs, folders)
     score, total, solved = run_steps(tree, [s for s in plain_steps if "cmake" in s["run"]], graders, "solved")
+    if not shutil.which("clang++"):
+        # The simulator counts only with Clang (the workflow's apt step installs it): without
+        # it the cost tests cannot pass here, and the rest are checked alone.
+        print("note: no clang++ on this machine: the cost tests are left out of the checks below")
+        solved = {n: ok for n, ok in solved.items() if ": cost: " not in n}
+        check(all(solved.values()), f"with the solutions every grader but the cost tests passes "
+              f"({[n for n, ok in solved.items() if not ok][:5]})")
+        return 0
     check(all(solved.values()), f"with the solutions every grader passes "
           f"({[n for n, ok in solved.items() if not ok][:5]})")
     check(score == total, f"with the solutions the score is full ({score}/{total})")

@@ -14,6 +14,10 @@
 #   GPU_TESTS, GPU_EXPECT, GPU_FORBID  what the GPU grader runs and must and must not say;
 #            by default TESTS, and only failure is required (the simulator's hazard sentences
 #            and its 0xA5 fill are absent on a GPU)
+#   GPU_RACECHECK  ON for a race that a GPU's run may not lose a count to (a missing barrier):
+#            where the GPU grader passes it, compute-sanitizer racecheck (-D SANITIZER=...) is
+#            asked, on inputs up to 64 KiB; where it reports no hazard either (a store racing
+#            an atomic is none to it), the run proves nothing and the test says skipped
 # MODE apply: writes the solution SOLUTION with the mistake made into MUTATED.
 # MODE check: runs GRADER (the simulator's grader built from MUTATED) on TESTS, which must FAIL
 # (so the mistake is caught) and say what EXPECT says, and nothing that FORBID names. With
@@ -81,6 +85,30 @@ if(ON_GPU AND rc EQUAL 4)
   # Catch2's exit code when every test case skipped: no usable GPU here, nothing was graded.
   message(STATUS "skipped: ${name}: the GPU grader ran no test (no usable GPU):\n${out}")
   return()
+endif()
+if(ON_GPU AND GPU_RACECHECK AND rc EQUAL 0)
+  # The race lost no count on this run: the GPU's tool for races must see it.
+  if(NOT SANITIZER)
+    message(FATAL_ERROR "${name}: the GPU grader passed this race, and compute-sanitizer, which "
+      "would find it, is not installed (-D SANITIZER=...)")
+  endif()
+  set(ENV{HISTO_GRADER_MAX_N} 65536)
+  execute_process(COMMAND "${SANITIZER}" --tool racecheck --error-exitcode 86 --print-limit 3
+                          "${GRADER}" "${spec}" --reporter console
+    OUTPUT_VARIABLE race_out ERROR_VARIABLE race_out RESULT_VARIABLE race_rc)
+  string(REGEX MATCH "RACECHECK SUMMARY: [1-9][0-9]* hazards?" race_summary "${race_out}")
+  if(DEFINED SAVE)
+    file(WRITE "${SAVE}" "${out}\n${race_out}")
+  endif()
+  if(race_rc EQUAL 86 AND race_summary)
+    message(STATUS "${name}: the GPU grader passed it (the race lost no count on this run); "
+      "compute-sanitizer racecheck caught it: ${race_summary}")
+    return()
+  endif()
+  # A shared store racing an atomic is no racecheck hazard, and it loses counts on some runs
+  # only: this run proves nothing either way (the simulator catches it every time).
+  message(STATUS "skipped: ${name}: the GPU grader passed it on this run (the race lost no "
+    "count) and compute-sanitizer racecheck reported no hazard (it exited ${race_rc})")
 endif()
 if(rc EQUAL 0 OR rc EQUAL 4 OR summary STREQUAL "")
   message(FATAL_ERROR "${name}: the mistake was not caught: the grader exited ${rc} on "
