@@ -283,7 +283,7 @@ std::string too_few(const CaseInfo& info, uint64_t total, uint64_t sum) {
   causes.push_back("elements never visited (index math, loop bounds, ranges that leave gaps)");
   if (keeps_shared_counters(info)) causes.push_back("a merge that drops bins");
   std::string text = "counts were lost";
-  if (info.hazards_checked)
+  if (simulated(info) && info.hazards_checked)
     text += ", and the simulator's hazard checks found every access of the launch in order";
   else if (sequential)
     text += std::string(", and ") +

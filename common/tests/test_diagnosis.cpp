@@ -180,6 +180,16 @@ TEST_CASE("lost counts: a race only where threads ran at once, a barrier only wh
   INFO(replayed);
   CHECK_FALSE(says(replayed, "__syncthreads"));
   CHECK_FALSE(says(replayed, "use an atomic"));
+  // The simulator's hazard checks saw every access and found no race: no barrier is offered.
+  if (histo::kSimulator) {
+    CaseInfo checked = case_for(lab04::variants(), "shared", n, 4);
+    checked.hazards_checked = true;
+    const std::string clean = histo::compare_bins(expected, lost, n, checked);
+    INFO(clean);
+    CHECK_FALSE(says(clean, "__syncthreads"));
+    CHECK(says(clean, "elements never visited"));
+    CHECK(says(clean, "hazard checks found every access"));
+  }
 }
 
 TEST_CASE("a hazard the simulator saw is the likely cause, named before the bins' own", "[cpu]") {

@@ -82,8 +82,11 @@ if(DEFINED SAVE)  # the grader's output, for scripts/mistakes_table.py
   file(WRITE "${SAVE}" "${out}")
 endif()
 if(ON_GPU AND rc EQUAL 4)
-  # Catch2's exit code when every test case skipped: no usable GPU here, nothing was graded.
-  message(STATUS "skipped: ${name}: the GPU grader ran no test (no usable GPU):\n${out}")
+  # Catch2's exit code when every test case it ran skipped (no usable GPU, say): nothing graded.
+  string(REGEX REPLACE "[ \t\r\n]+" " " flat_out "${out}")
+  string(REGEX MATCH "SKIPPED: explicitly with message: ([^=]*)" why "${flat_out}")
+  message(STATUS "skipped: ${name}: the GPU grader skipped every test case it ran: "
+    "${CMAKE_MATCH_1}\n${out}")
   return()
 endif()
 if(ON_GPU AND GPU_RACECHECK AND rc EQUAL 0)
