@@ -62,8 +62,9 @@ constexpr const char* kUsage = R"(usage: histo_bench [options]
                    shows its counters and the time that GPU's cost model PREDICTS (size default
                    16M; --csv writes one row per kernel and dataset, columns named as Nsight
                    Compute names the metrics)
-  --predict-size N with --model: predict for N bytes from the counters of --size bytes, scaled
-                   by N / size, on the grid each launcher picks for N bytes
+  --predict-size N with --model: predict for N bytes: each launch runs on N bytes and the grid
+                   its launcher picks for them, 16 of its blocks simulated and their counts
+                   scaled to the whole grid (needs about 2 N bytes of memory)
 )";
 
 struct Options {

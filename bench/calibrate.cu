@@ -20,6 +20,9 @@
 //                             requests), the latency that a loop with little in flight pays
 //   load_sectors_per_sm_per_s  32-byte sectors per SM per second that uncoalesced loads (every
 //                             lane in a sector of its own) move from L2, with the data in L2
+//   shared_load_latency_ns    one warp per SM chasing indices through shared memory: a shared
+//                             load that waits for the one before it, as a counter's
+//                             read-modify-write waits for the read
 //   shared_wavefronts_per_sm_per_s   conflict-free 32-bit shared loads
 //   shared_atomic_wavefronts_per_sm_per_s   conflict-free shared atomicAdd (one wavefront each)
 #include "histo/cuda_check.hpp"
@@ -102,6 +105,17 @@ __global__ void shared_load_kernel(int iters, uint32_t* d_sink) {
     at = (at + 32 + (acc & 1) * 0) % kSharedWords;  // a dependence nvcc cannot hoist
   }
   if (acc == 0x9E3779B9u) *d_sink = acc;
+}
+
+// Each lane follows its own cycle through shared memory (words lane, lane + 32, ...: its own
+// bank, so no conflicts): each load's address is the value the previous one returned.
+__global__ void shared_chase_kernel(int steps, uint32_t* d_sink) {
+  __shared__ uint32_t s_next[kSharedWords];
+  for (unsigned w = threadIdx.x; w < kSharedWords; w += blockDim.x) s_next[w] = (w + 32) % kSharedWords;
+  __syncthreads();
+  uint32_t at = threadIdx.x % 32;
+  for (int k = 0; k < steps; ++k) at = s_next[at];
+  if (at == 0x9E3779B9u) *d_sink = at;
 }
 
 // Conflict-free shared atomics: each lane adds to a word in its own bank.
@@ -220,6 +234,13 @@ int main() {
         const double ops = lane_ops_per_iter * iters[p] / (p == kOneAddress ? 32.0 : 1.0);
         std::printf("  \"%s\": %.4g,\n", names[p], ops / (ms * 1e-3));
       }
+    }
+    {
+      const int steps = 1 << 16;
+      const double ms = median_ms([&](cudaStream_t s) {
+        histo::launch(shared_chase_kernel, unsigned(sms), 32, 0, s, steps, sink.get());
+      }, 11);
+      std::printf("  \"shared_load_latency_ns\": %.2f,\n", ms * 1e6 / steps);
     }
     {
       const unsigned blocks = unsigned(sms) * 4, threads = 512;

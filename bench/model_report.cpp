@@ -12,6 +12,7 @@
 #include "histo_sim/gpus.hpp"
 #include "histo_sim/model.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -50,19 +51,24 @@ std::vector<LaunchCounters> counted(const std::function<void()>& call) {
   return histo_sim::counters_end();
 }
 
-// The launcher's grid for n bytes, without running anything (histo_sim::set_shape_only).
-std::vector<LaunchCounters> shapes_for(const std::function<void(size_t)>& call, size_t n) {
+// The counters of `call` on a large input: each launch on the grid its launcher picks, with
+// kSampledBlocks of its blocks simulated and their counts scaled to the whole grid.
+constexpr unsigned kSampledBlocks = 16;
+std::vector<LaunchCounters> sampled(const std::function<void()>& call) {
   histo_sim::counters_begin();
-  histo_sim::set_shape_only(true);
+  histo_sim::set_sampled_blocks(kSampledBlocks);
   try {
-    call(n);
+    call();
+    CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
-    histo_sim::set_shape_only(false);
+    histo_sim::set_sampled_blocks(0);
     histo_sim::counters_end();
     throw;
   }
-  histo_sim::set_shape_only(false);
-  return histo_sim::counters_end();
+  histo_sim::set_sampled_blocks(0);
+  std::vector<LaunchCounters> launches = histo_sim::counters_end();
+  for (LaunchCounters& c : launches) c = histo_sim::scaled_to_grid(c);
+  return launches;
 }
 
 struct Row {
@@ -92,34 +98,31 @@ int model_report(const ModelOptions& o) {
   std::printf("No CUB row: CUB runs only on a GPU. Input bytes: %zu; seed %llu.\n", o.size,
               (unsigned long long)o.seed);
   if (target != o.size)
-    std::printf("Predictions are for %zu bytes: counters extrapolated linearly from %zu and %zu "
-                "simulated bytes, on the grid each launcher picks for %zu bytes.\n", target,
-                o.size / 2, o.size, target);
-
+    std::printf("Predictions are for %zu bytes: each launch on the grid its launcher picks for %zu "
+                "bytes, %u of its blocks simulated (evenly spaced) and their counts scaled to the "
+                "whole grid.\n", target, target, kSampledBlocks);
+  // The large input lives in the simulated device too: room for it and the small one.
+  if (target != o.size) histo_sim::set_device_memory(target + o.size + (size_t(64) << 20));
   std::vector<Row> rows;
   histo::DeviceBuffer<uint8_t> d_in(o.size);
   histo::DeviceBuffer<uint32_t> d_bins(histo::kNumBins);
   histo::DeviceBuffer<uint32_t> d_sink(1);
+  histo::DeviceBuffer<uint8_t> d_large(target != o.size ? target : 0);
   for (const histo::Dataset d : o.datasets) {
     const std::vector<uint8_t> data = histo::make_dataset(d, o.size, o.seed);
     d_in.upload(data.data(), data.size());
+    if (target != o.size) d_large.upload(histo::make_dataset(d, target, o.seed).data(), target);
     const std::vector<uint32_t> expected = histo::reference_histogram(data.data(), data.size());
     std::printf("\n%s, %zu bytes\n%-24s %-22s %8s %8s %8s %8s %8s %8s %10s  %s\n", histo::dataset_name(d),
                 o.size, "kernel", "launch", "ld s/req", "at s/req", "sh ld wf", "sh st wf", "sh at wf",
                 "conflicts", "pred GB/s", "binding resource");
     auto add = [&](const std::string& id, const std::string& result,
-                   std::vector<LaunchCounters> launches, const std::function<void(size_t)>& call) {
+                   std::vector<LaunchCounters> launches, const std::function<void(const uint8_t*, size_t)>& call) {
       Row r{id, histo::dataset_name(d), result, target, std::move(launches), {}};
-      std::vector<LaunchCounters> scaled = r.launches;
-      if (target != o.size) {
-        const std::vector<LaunchCounters> half = counted([&] { call(o.size / 2); });
-        const std::vector<LaunchCounters> shapes = shapes_for(call, target);
-        const double t = double(target - o.size) / double(o.size - o.size / 2);
-        for (size_t i = 0; i < scaled.size() && i < half.size(); ++i)
-          scaled[i] = histo_sim::extrapolate(half[i], r.launches[i], t);
-        for (size_t i = 0; i < scaled.size() && i < shapes.size(); ++i) scaled[i].grid = shapes[i].grid;
-      }
-      r.prediction = histo_sim::predict(scaled, gpu);
+      const bool right = result == "ok" || result == "read only";  // a wrong kernel gets no prediction
+      const std::vector<LaunchCounters> predicted =
+          target == o.size || !right ? r.launches : sampled([&] { call(d_large.get(), target); });
+      r.prediction = histo_sim::predict(predicted, gpu);
       const uint64_t conflicts = [&] {
         uint64_t c = 0;
         for (const LaunchCounters& l : r.launches)
@@ -129,7 +132,6 @@ int model_report(const ModelOptions& o) {
       std::string shape = r.launches.empty() ? "no launch"
                                              : "grid " + std::to_string(r.launches[0].grid) + " x " +
                                                    std::to_string(r.launches[0].block);
-      const bool right = result == "ok" || result == "read only";
       const std::string gbps = right ? fixed(target / r.prediction.seconds / 1e9) : "-";
       std::printf("%-24s %-22s %8.2f %8.2f %8.2f %8.2f %8.2f %8llu %10s  %s%s\n", id.c_str(),
                   shape.c_str(),
@@ -163,11 +165,11 @@ int model_report(const ModelOptions& o) {
         continue;
       }
       add(v.id(), result, std::move(launches),
-          [&](size_t n) { v.launch(d_in.get(), n, d_bins.get(), 0); });
+          [&](const uint8_t* in, size_t n) { v.launch(in, n, d_bins.get(), 0); });
     }
     for (const histo::ReadProbe& p : o.probes)
       add(p.id(), "read only", counted([&] { p.run(d_in.get(), o.size, d_sink.get(), 0); }),
-          [&](size_t n) { p.run(d_in.get(), n, d_sink.get(), 0); });
+          [&](const uint8_t* in, size_t n) { p.run(in, n, d_sink.get(), 0); });
   }
   std::printf("\nColumns: ld s/req = global load sectors per request; at s/req = global atomic "
               "sector passes per request; sh ld/st/at wf = shared wavefronts per instruction "
@@ -180,7 +182,14 @@ int model_report(const ModelOptions& o) {
     out << "model,kernel,dataset,bytes,launches,grid,block";  // the simulated launch
     const std::vector<histo_sim::Metric> names = histo_sim::metrics(LaunchCounters{});
     for (const histo_sim::Metric& m : names) out << "," << m.name;
-    out << ",sim_load_rounds,predicted_bytes,predicted_us,predicted_gbps,binding,result\n";
+    out << ",sim_load_rounds,predicted_bytes,predicted_us,predicted_gbps,binding,result";
+    // Every bound of the model, in microseconds, one column per resource (histo_sim/model.hpp).
+    for (const char* resource : histo_sim::kResources) {
+      std::string column = std::string(",bound_us_") + resource;  // "DRAM reads": bound_us_dram_reads
+      for (char& c : column) c = c == ' ' ? '_' : char(std::tolower(static_cast<unsigned char>(c)));
+      out << column;
+    }
+    out << "\n";
     for (const Row& r : rows) {
       out << gpu.key << "," << r.kernel << "," << r.dataset << "," << o.size << "," << r.launches.size()
           << "," << (r.launches.empty() ? 0 : r.launches[0].grid) << ","
@@ -196,8 +205,13 @@ int model_report(const ModelOptions& o) {
       out << "," << r.n << ",";
       if (right) out << r.prediction.seconds * 1e6 << "," << r.n / r.prediction.seconds / 1e9;
       else out << ",";
-      out << ",\""
-          << r.prediction.binding << "\",\"" << r.result << "\"\n";
+      out << ",\"" << r.prediction.binding << "\",\"" << r.result << "\"";
+      for (const char* resource : histo_sim::kResources) {
+        out << ",";
+        for (const histo_sim::Bound& b : r.prediction.bounds)
+          if (right && std::string(b.resource) == resource) out << b.seconds * 1e6;
+      }
+      out << "\n";
     }
   }
   return 0;

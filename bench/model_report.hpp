@@ -17,8 +17,8 @@ struct ModelOptions {
   std::vector<histo::ReadProbe> probes;
   std::vector<histo::Dataset> datasets;
   size_t size = size_t(16) << 20;  // simulated input bytes
-  size_t predict_size = 0;           // predict for this many bytes (0: size): counts x
-                                     // predict_size / size, grid as the launcher picks it
+  size_t predict_size = 0;           // predict for this many bytes (0: size): the launches
+                                     // on that input, their blocks sampled (model_report.cpp)
   uint64_t seed = 2026;
   std::string csv;
 };

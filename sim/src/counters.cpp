@@ -83,10 +83,11 @@ class Counting final : public trace::Consumer {
     shared_hi_ = 0;
   }
 
-  void warp_requests(const trace::BlockInfo& block, unsigned, const std::vector<Request>& requests) override {
+  void warp_requests(const trace::BlockInfo& block, unsigned warp, const std::vector<Request>& requests) override {
     LaunchCounters& c = launches.back();
     const size_t sm = block.block % c.shared_wavefronts_per_sm.size();
     ++c.warps;
+    if (warp == 0) ++c.blocks_run;
     bool in_load_run = false;
     for (const Request& r : requests) {
       const bool global_load = r.space == Space::global && r.kind == Kind::load;

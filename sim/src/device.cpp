@@ -89,8 +89,8 @@ histo_sim_switch:
 namespace histo_sim {
 
 ThreadView* g_current = nullptr;
-bool g_shape_only = false;
-void set_shape_only(bool on) { g_shape_only = on; }
+unsigned g_sampled_blocks = 0;  // 0: every block runs
+void set_sampled_blocks(unsigned blocks) { g_sampled_blocks = blocks; }
 uint3 g_block_idx{0, 0, 0};
 dim3 g_block_dim{1, 1, 1};
 dim3 g_grid_dim{1, 1, 1};
@@ -683,11 +683,6 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
   }
   before_stream_work(stream);
   hazards_before_launch();
-  if (g_shape_only) {
-    trace::begin_launch(kernel, unsigned(blocks), unsigned(threads));
-    trace::end_launch();
-    return;
-  }
   std::string failure;
   device_thread().run([&] {
     IgnoreAccesses ignore;
@@ -713,12 +708,14 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     }
     trace::begin_launch(kernel, unsigned(blocks), g_threads);
     try {
-      for (unsigned z = 0; z < grid.z; ++z)
-        for (unsigned y = 0; y < grid.y; ++y)
-          for (unsigned x = 0; x < grid.x; ++x) {
-            g_block_idx = uint3{x, y, z};
-            run_block();
-          }
+      // Sampled: `g_sampled_blocks` blocks evenly spaced over the grid, the first included.
+      const uint64_t runs = g_sampled_blocks && g_sampled_blocks < blocks ? g_sampled_blocks : blocks;
+      for (uint64_t i = 0; i < runs; ++i) {
+        const uint64_t b = runs == blocks ? i : i * blocks / runs;
+        g_block_idx = uint3{unsigned(b % grid.x), unsigned(b / grid.x % grid.y),
+                            unsigned(b / (uint64_t(grid.x) * grid.y))};
+        run_block();
+      }
     } catch (const LaunchFailure& f) {
       failure = f.message;
     }

@@ -21,6 +21,7 @@ GpuShape scaled(GpuShape g, const GpuShape& h200, double vendor_dram_gbps) {
   g.launch_us = h200.launch_us;
   g.dram_read_gbps = vendor_dram_gbps * h200.dram_read_gbps / kH200VendorGbps;
   g.load_request_ns = h200.load_request_ns / clock;
+  g.shared_load_latency_ns = h200.shared_load_latency_ns / clock;
   g.load_sectors_per_sm_per_s = h200.load_sectors_per_sm_per_s * clock;
   g.atomic_one_address_per_s = h200.atomic_one_address_per_s * clock;
   g.atomic_region_1k_per_s = h200.atomic_region_1k_per_s * clock;
@@ -36,15 +37,16 @@ std::vector<GpuShape> make_shapes() {
   const GpuShape h200{
       "h200", "NVIDIA H200", 9, 0, 132, 233472, 232448, 1024, 2048, 32, 62914560, 1980,
       // Measured on an NVIDIA H200 (report/calibration.json, bench/calibrate.cu; the key):
-      6.18,           // launch_after_memset_us
-      4525.2,         // dram_read_gbps
-      379.9,          // load_request_ns
-      2.735e9,        // load_sectors_per_sm_per_s
+      6.11,           // launch_after_memset_us
+      4434.9,         // dram_read_gbps
+      368.7,          // load_request_ns
+      14.81,          // shared_load_latency_ns
+      2.819e9,        // load_sectors_per_sm_per_s
       4.237e7 * 32,   // atomic_one_address_per_s: requests/s, each 32 lanes (passes) on one word
-      2.894e9,        // atomic_region_1k_per_s
-      9.716e10,       // atomic_spread_per_s
-      1.664e9,        // shared_wavefronts_per_sm_per_s
-      1.878e9,        // shared_atomic_wavefronts_per_sm_per_s
+      2.900e9,        // atomic_region_1k_per_s
+      9.776e10,       // atomic_spread_per_s
+      1.655e9,        // shared_wavefronts_per_sm_per_s
+      1.868e9,        // shared_atomic_wavefronts_per_sm_per_s
       "measured on an NVIDIA H200 (report/calibration.json); shape: NVIDIA H200 datasheet and "
       "the CUDA Programming Guide's table for compute capability 9.0"};
   // The correctness tests' device: small on purpose, so grids stay small on a CPU.
@@ -60,20 +62,20 @@ std::vector<GpuShape> make_shapes() {
       // NVIDIA A100 Tensor Core GPU Architecture whitepaper (SXM4 80 GB): 108 SMs, 164 KiB of
       // shared memory per SM (163 KiB per block), 40 MiB L2, 1410 MHz boost, 2039 GB/s HBM2e.
       scaled({"a100", "NVIDIA A100", 8, 0, 108, 167936, 166912, 1024, 2048, 32, 41943040, 1410,
-              0, 0, 0, 0, 0, 0, 0, 0, 0,
+              0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
               "shape: NVIDIA A100 whitepaper; model constants: the H200's, scaled (sim/src/gpus.cpp)"},
              h200, 2039),
       // NVIDIA Turing architecture whitepaper and T4 datasheet: 40 SMs, 64 KiB shared per SM,
       // 1024 threads and 16 blocks per SM, 4 MiB L2, 1590 MHz boost, 320 GB/s GDDR6.
       scaled({"t4", "Tesla T4", 7, 5, 40, 65536, 65536, 0, 1024, 16, 4194304, 1590, 0, 0, 0, 0,
-              0, 0, 0, 0, 0,
+              0, 0, 0, 0, 0, 0,
               "shape: NVIDIA Turing whitepaper, T4 datasheet; model constants: the H200's, scaled"},
              h200, 320),
       // NVIDIA Ada Lovelace architecture whitepaper (GeForce RTX 4090): 128 SMs, 100 KiB
       // shared per SM (99 KiB per block), 1536 threads and 24 blocks per SM, 72 MiB L2,
       // 2520 MHz boost, 1008 GB/s GDDR6X.
       scaled({"rtx4090", "NVIDIA GeForce RTX 4090", 8, 9, 128, 102400, 101376, 1024, 1536, 24,
-              75497472, 2520, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+              75497472, 2520, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
               "shape: NVIDIA Ada Lovelace whitepaper; model constants: the H200's, scaled"},
              h200, 1008),
   };

@@ -42,8 +42,9 @@ namespace histo_sim {
 namespace {
 
 // The shape (SMs, shared memory, threads per SM) is the GPU the simulator stands in for
-// (histo_sim/gpus.hpp); memory is the host's, so it stays 1 GiB whatever the shape.
-constexpr size_t kGlobalBytes = size_t(1) << 30;
+// (histo_sim/gpus.hpp); memory is the host's, so it stays 1 GiB whatever the shape (the cost
+// model's report raises it for the input it predicts: set_device_memory).
+size_t g_global_bytes = size_t(1) << 30;
 constexpr size_t kSharedPerBlock = 48 * 1024;
 constexpr size_t kAlignment = 256;  // cudaMalloc's alignment
 
@@ -332,6 +333,13 @@ std::string host_writes_into(const void* begin) {
 
 }  // namespace histo_sim
 
+namespace histo_sim {
+void set_device_memory(size_t bytes) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_global_bytes = std::max(bytes, g_device_used);
+}
+}  // namespace histo_sim
+
 using namespace histo_sim;
 
 // ---- Memory -------------------------------------------------------------------------------------
@@ -339,11 +347,11 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
   if (!ptr) return cudaErrorInvalidValue;
   *ptr = nullptr;
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (bytes > kGlobalBytes - g_device_used)
+  if (bytes > g_global_bytes - g_device_used)
     return fail(cudaErrorMemoryAllocation,
                 "out of memory: the CPU simulator's device has " +
-                    std::to_string((kGlobalBytes - g_device_used) >> 20) + " MiB free of " +
-                    std::to_string(kGlobalBytes >> 20) + " MiB");
+                    std::to_string((g_global_bytes - g_device_used) >> 20) + " MiB free of " +
+                    std::to_string(g_global_bytes >> 20) + " MiB");
   const size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
   if (!p) return fail(cudaErrorMemoryAllocation, "out of memory: the host could not allocate it");
@@ -469,8 +477,8 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (free_bytes) *free_bytes = kGlobalBytes - g_device_used;
-  if (total_bytes) *total_bytes = kGlobalBytes;
+  if (free_bytes) *free_bytes = g_global_bytes - g_device_used;
+  if (total_bytes) *total_bytes = g_global_bytes;
   return cudaSuccess;
 }
 
@@ -512,7 +520,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     std::snprintf(prop->name, sizeof prop->name, "CPU simulator (%d SMs)", gpu.sm_count);
   else
     std::snprintf(prop->name, sizeof prop->name, "CPU simulator of %s (%d SMs)", gpu.name, gpu.sm_count);
-  prop->totalGlobalMem = kGlobalBytes;
+  prop->totalGlobalMem = g_global_bytes;
   prop->sharedMemPerBlock = kSharedPerBlock;
   prop->sharedMemPerBlockOptin = gpu.shared_per_block_optin;
   prop->sharedMemPerMultiprocessor = gpu.shared_per_sm;

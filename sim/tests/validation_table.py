@@ -6,7 +6,7 @@ reference run's measurement (report/benchmark.csv).
 usage: validation_table.py SIM_COUNTERS_CSV PREDICTED_CSV [--write sim/README.md]
 
 SIM_COUNTERS_CSV: histo_bench --model h200 --size 16M --csv (the counters at 16 MiB);
-PREDICTED_CSV: histo_bench --model h200 --size 16M --predict-size 1G --csv (all datasets).
+PREDICTED_CSV: histo_bench --model h200 --size 1M --predict-size 1G --csv (all datasets).
 Without --write it prints the table.
 """
 import argparse

@@ -27,6 +27,7 @@ struct LaunchCounters {
   uint64_t atomic_footprint_bytes = 0;    // distinct 128-byte lines the atomics touched, x 128
   uint64_t load_rounds = 0;               // per warp, runs of global loads with nothing between
   uint64_t warps = 0;
+  uint64_t blocks_run = 0;                // the blocks simulated: grid, or fewer when sampled
   std::vector<uint64_t> shared_wavefronts_per_sm;         // loads and stores, blocks round-robin
   std::vector<uint64_t> shared_atomic_wavefronts_per_sm;
   std::vector<uint64_t> global_load_requests_per_sm;      // blocks round-robin, likewise
@@ -53,8 +54,13 @@ const char* counters_unavailable_reason();
 void counters_begin();
 std::vector<LaunchCounters> counters_end();
 
-// While on, a launch records its shape (kernel, grid, block: an entry with no counts) and runs
-// nothing: how a launcher would launch for an input too large to simulate.
-void set_shape_only(bool on);
+// While non-zero, a launch of a larger grid runs only this many of its blocks, evenly spaced
+// (block 0 among them), and records blocks_run: the cost model's prediction for a large input
+// (histo_sim/model.hpp, scaled_to_grid). The output is then incomplete: check nothing with it.
+void set_sampled_blocks(unsigned blocks);
+
+// The simulated device's memory (1 GiB unless set): raised by the cost model's report to hold
+// the input it predicts for. The host must have it.
+void set_device_memory(size_t bytes);
 
 }  // namespace histo_sim

@@ -28,6 +28,7 @@ struct GpuShape {
   double launch_us;                  // a launcher's fixed cost: a 1 KiB memset, then the kernel
   double dram_read_gbps;             // read bandwidth, 16-byte loads
   double load_request_ns;            // what one warp-wide load costs its warp in a latency-bound loop
+  double shared_load_latency_ns;     // a shared load that waits for the one before it
   double load_sectors_per_sm_per_s;  // 32-byte sectors an SM's loads move from L2 per second
   double atomic_one_address_per_s;   // atomic sector passes per second on one word
   double atomic_region_1k_per_s;     // passes per second spread over one 1 KiB region

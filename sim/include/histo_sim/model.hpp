@@ -12,6 +12,10 @@
 
 namespace histo_sim {
 
+// The resources the model bounds, in the order launch_bounds computes them.
+inline constexpr const char* kResources[] = {"DRAM reads",    "load latency",        "load sectors",
+                                             "shared memory", "atomics on one word", "global atomics"};
+
 struct Bound {
   const char* resource;  // "DRAM reads", "shared memory", ...
   double seconds;
@@ -23,16 +27,13 @@ struct Prediction {
   std::vector<Bound> bounds;   // every bound, largest first
 };
 
-// `scale` multiplies every count: counters of a smaller simulated input standing in for a
-// larger one. The launch shape is the entries' own grid: the caller sets it to the grid the
-// launcher chose for the larger input (set_shape_only).
-Prediction predict(const std::vector<LaunchCounters>& launches, const GpuShape& gpu,
-                   double scale = 1.0);
+// The launches of one call, in order: their times add.
+Prediction predict(const std::vector<LaunchCounters>& launches, const GpuShape& gpu);
 
-// Counters for a larger input from two simulated ones, linearly in the input's size: `large`
-// plus (large - small) x t, where t = (target - large size) / (large size - small size). Work
-// per byte and work per block both grow linearly as long as the grid either stays the
-// device's size or grows with the input at all three sizes.
-LaunchCounters extrapolate(const LaunchCounters& small, const LaunchCounters& large, double t);
+// The counters of a whole launch from those of its sampled blocks (set_sampled_blocks): every
+// count x grid / blocks_run, and each SM's shared wavefronts the sampled blocks' mean times the
+// blocks the SM gets (blocks are dealt round-robin). A launch that ran every block is returned
+// as it is.
+LaunchCounters scaled_to_grid(const LaunchCounters& sampled);
 
 }  // namespace histo_sim
