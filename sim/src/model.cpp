@@ -3,9 +3,10 @@
 //   load latency        a warp's chain of loads, each waited for in turn: its global load
 //                       requests x what one costs in a latency-bound loop, plus its shared
 //                       loads x a shared load's latency (a counter's read-modify-write waits
-//                       for the read); the warps that do not fit on the device at once take
-//                       turns: (requests x load_request_ns + shared loads x
-//                       shared_load_latency_ns) / min(warps, resident warps)
+//                       for the read); blocks beyond those the device holds at once run in
+//                       further waves, the last partial one a whole wave: (requests x
+//                       load_request_ns + shared loads x shared_load_latency_ns) / warps x
+//                       ceil(grid / resident blocks)
 //   load sectors        the 32-byte sectors global loads move / (SMs x each SM's sector rate):
 //                       what uncoalesced loads pay
 //   shared memory       the busiest SM's wavefronts (blocks dealt round-robin) / its rate
@@ -15,12 +16,13 @@
 // plus the launcher's fixed cost (a 1 KiB memset, then the kernel). Launches of one call add.
 // Not modelled: instruction issue (ALU-heavy loops such as run detection), L2 hits, the loads
 // a loop keeps in flight when the compiler unrolls it, the divergence of lanes inside a warp,
-// the last partial wave, and how far atomics at a block's end overlap other blocks' loads.
+// and how far atomics at a block's end overlap other blocks' loads.
 #include "histo_sim/model.hpp"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace histo_sim {
 namespace {
@@ -34,13 +36,15 @@ std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu) {
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c.kernel, int(c.block), 0) != cudaSuccess)
     per_sm = 1;
   const double warps_per_block = (c.block + 31) / 32;
-  const double resident = std::max(1.0, double(std::max(per_sm, 1)) * gpu.sm_count * warps_per_block);
+  const double resident_blocks = std::max(1.0, double(std::max(per_sm, 1)) * gpu.sm_count);
   const double warps = std::max(1.0, c.grid * warps_per_block);
   // A warp's chain: each global load request, then each shared load it waits for (a counter's
-  // read before its write), one after another; warps hide each other's, up to the resident ones.
+  // read before its write), one after another. Warps hide each other's chains; the blocks that do
+  // not fit on the device at once wait for a wave of their own, the last one too.
   const double chain_ns = c.global_load_requests * gpu.load_request_ns +
                           c.shared_load_instructions * gpu.shared_load_latency_ns;
-  b.push_back({kResources[1], chain_ns / std::min(warps, resident) * 1e-9});
+  const double waves = std::max(1.0, std::ceil(c.grid / resident_blocks));
+  b.push_back({kResources[1], chain_ns / warps * waves * 1e-9});
   b.push_back({kResources[2], c.global_load_sectors / (gpu.sm_count * gpu.load_sectors_per_sm_per_s)});
   uint64_t busiest = 0, busiest_atomic = 0;
   for (size_t sm = 0; sm < c.shared_wavefronts_per_sm.size(); ++sm) {
