@@ -331,13 +331,11 @@ std::string host_writes_into(const void* begin) {
   return what + " (" + std::to_string(w.written) + " bytes)";
 }
 
-}  // namespace histo_sim
-
-namespace histo_sim {
 void set_device_memory(size_t bytes) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_global_bytes = std::max(bytes, g_device_used);
 }
+
 }  // namespace histo_sim
 
 using namespace histo_sim;
