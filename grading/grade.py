@@ -49,6 +49,12 @@ Settings (options, or the environment):
   GRADE_TIMEOUT                  seconds for one submission's whole test run (default 600)
   GRADE_BUILD_TIMEOUT            seconds for one build (default 600)
   GRADE_CMAKE_ARGS               extra configure arguments, e.g. -DCMAKE_CUDA_ARCHITECTURES=90-real
+  --sandbox / GRADE_SANDBOX      how submissions' code (its build and tests) runs: auto (the
+                                 default: bubblewrap, else an unprivileged user when the grader is
+                                 root, else grading refuses to start), bwrap, user
+  --no-sandbox                   runs it unprotected, as the grader's own user: only for code
+                                 you trust; every result then says "not sandboxed"
+  GRADE_SANDBOX_UID              first uid a root grader runs submissions as (default 61000)
   RACECHECK=1                    also run compute-sanitizer racecheck (GPU) on small inputs
 Points per test: grading/points/LAB.toml (see grading/points/README.md).
 """
@@ -79,6 +85,11 @@ def main():
         q.add_argument("--force", action="store_true", help="grade again what was graded")
         q.add_argument("--ncu", action="store_true",
                        help="GRADE_NCU=1: the [perf] tests on Nsight Compute's counters (gpu engine)")
+        q.add_argument("--sandbox", choices=["auto", "bwrap", "user"],
+                       help="how submissions' code runs (default auto: bubblewrap, else an "
+                            "unprivileged user when root, else refuse)")
+        q.add_argument("--no-sandbox", action="store_true",
+                       help="run submissions' code unprotected; every result says \"not sandboxed\"")
 
     r = sub.add_parser("run", help="grade every submission in a folder")
     r.add_argument("lab"), r.add_argument("submissions"), r.add_argument("out")

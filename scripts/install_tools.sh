@@ -25,8 +25,10 @@ command -v g++ > /dev/null || need+=(g++)
 command -v python3 > /dev/null || need+=(python3)
 # Clang: the simulator's counters, which the [perf] ("cost: ...") tests grade on.
 command -v clang++ > /dev/null || need+=(clang)
+# bubblewrap: the sandbox submissions' builds and tests run in (grading/README.md).
+command -v bwrap > /dev/null || need+=(bubblewrap)
 if [ ${#need[@]} -eq 0 ] && catch2_installed; then
-  echo "install_tools: cmake, ninja, g++, python3 and Catch2 3 are installed"
+  echo "install_tools: cmake, ninja, g++, clang, bubblewrap, python3 and Catch2 3 are installed"
   exit 0
 fi
 

@@ -7,11 +7,15 @@
 # replaced by a stub of the same name and time stamp, so the build still sees it as compiled
 # and a submission finds no source to read.
 #
-# What cannot be hidden: a submission's code is linked into the grader and runs as root, so it
-# can read the grader binaries (the private tests' compiled code and their names and messages
-# as strings) and everything else on the image; the test names and outputs a student sees in
-# results.json follow grading/points/LAB.toml's visibility. The uploaded zip itself still holds
-# the sources: keep it with the course staff.
+# What it protects: each submission's build and tests run in grading's sandbox (bubblewrap
+# where the container allows user namespaces, else an unprivileged uid of their own, with limits,
+# every process of it killed after the run), never as root; run_autograder and the results are
+# root's. What cannot be hidden: the submission's code is linked into the grader, so it can read
+# the grader's own memory (the private tests' compiled code, their names and messages), and in
+# the unprivileged-user mode whatever that user may read of the image (world-readable files);
+# the test names and outputs a student sees in results.json follow grading/points/LAB.toml's
+# visibility. The uploaded zip itself still holds the private tests' sources: keep it with the
+# course staff.
 set -euo pipefail
 ag=${AUTOGRADER_ROOT:-/autograder}
 cd "$ag/source"

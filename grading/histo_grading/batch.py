@@ -14,10 +14,11 @@ import sys
 import time
 from pathlib import Path
 
-from . import engines, ncu, results, slots, tests
+from . import engines, ncu, results, sandbox, slots, tests
 from .common import (BUILD_LOG_LIMIT, GRADING, OUTPUT_LIMIT, ROOT, env_int, lab_folder, say,
                      truncate, usable_cores, within)
 from .reads import ReadPolicy, compile_read_problem, student_messages
+from . import codecheck
 from .submissions import submissions_of, take_source
 
 
@@ -38,11 +39,19 @@ class Grading:
         self.build_slots = settings.build_slots
         self.slots_dir = Path(slots_dir).resolve() if slots_dir else self.out / "slots"
         self.points = results.load_points(lab)
+        # Every submission gets the same inputs: Catch2's seed is the parent's, from the lab.
+        self.rng_seed = int(hashlib.sha256(f"{lab}|{settings.engine}".encode()).hexdigest()[:7], 16)
+        self.sandbox = None  # set by prepare(): how submissions' code runs (sandbox.py)
+        self.run_support = self.slots_dir / "support"  # read-only files tests need (tsan.supp)
         self.key = self.grading_key()
         self.submissions = None
         self.names = set()
         self.pristine = self.slots_dir / "course.tar"
         self.expected = []
+        self.expected_cases = []  # what runs for each expected test (tests.expected_cases)
+        self.perf_cases = []  # GRADE_NCU=1: the [perf] tests of the GPU and simulator graders
+        self.slot_uids = {}  # build slot -> the uid its builds run as (a root grader)
+        self.build_tools = []  # folders outside the system's that hold the build's tools
         self.skipped_here = {}
         self.not_selected = {}  # tests of the lab this engine's labels leave out -> why
         self.test_runs = tests.TestRuns()
@@ -54,10 +63,11 @@ class Grading:
     def grading_key(self):
         h = hashlib.sha256()
         h.update(f"{self.engine}|{self.preset}|{'|'.join(self.labels)}|"
-                 f"{os.environ.get('GRADE_CMAKE_ARGS', '')}|{'ncu' if self.settings.ncu else ''}"
-                 "\n".encode())
+                 f"{os.environ.get('GRADE_CMAKE_ARGS', '')}|{'ncu' if self.settings.ncu else ''}|"
+                 f"sandbox {self.settings.sandbox}\n".encode())
         files = [GRADING / "points" / f"{self.lab}.toml", ROOT / "CMakeLists.txt", ROOT / "CMakePresets.json"]
-        for folder in (ROOT / self.folder, ROOT / "common", ROOT / "sim", ROOT / "cmake"):
+        for folder in (ROOT / self.folder, ROOT / "common", ROOT / "sim", ROOT / "cmake",
+                       GRADING / "histo_grading"):
             files += sorted(p for p in folder.rglob("*") if p.is_file() and p.name != self.source_name
                             and "__pycache__" not in p.parts)
         for f in files:
@@ -66,46 +76,70 @@ class Grading:
         return h.hexdigest()
 
     def prepare(self):
+        # One uid per build slot and per test run that may go on at once (a root grader).
+        runs = self.build_slots + max(len(self.gpus), self.build_slots, usable_cores())
+        self.sandbox, why = sandbox.probe(self.settings.sandbox, bool(self.gpus), runs)
+        if self.sandbox is None:
+            raise RuntimeError(why)
+        say(f"submissions' code runs {self.sandbox.note}")
         slots.snapshot_course(self)
         count = self.build_slots
         jobs = max(1, usable_cores() // count)
         say(f"preparing {count} build slot(s) for {self.lab} (preset {self.preset})")
         with concurrent.futures.ThreadPoolExecutor(count) as pool:
             trees = list(pool.map(lambda i: slots.prepare_slot(self, i, jobs), range(count)))
+        self.build_tools = tool_folders(trees[0] / "build" / "grading")
+        for tree in trees:
+            uid = self.sandbox.acquire_uid()
+            self.slot_uids[tree] = uid
+            (tree / "build" / "grading" / "intake").mkdir(exist_ok=True)
+            self.sandbox.prepare_folder(tree / "build", uid)
+        self.run_support.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / "sim" / "tsan.supp", self.run_support / "tsan.supp")
         # The tests the skeleton registers are the tests every submission is scored on.
-        probe = self.slots_dir / "expected"
-        shutil.rmtree(probe, ignore_errors=True)
-        slots.collect_graders(self, trees[0], probe)
-
-        def listed(*label_args):
-            out = subprocess.run(["ctest", "--test-dir", str(probe), "-N", "--show-only=json-v1",
-                                  *label_args], capture_output=True, text=True)
-            return json.loads(out.stdout)["tests"]
-
-        self.expected = [t["name"] for t in listed(*self.label_args())]
+        build = trees[0] / "build" / "grading"
+        self.expected_cases = tests.expected_cases(build, self.label_args())
+        # GRADE_NCU=1: the [perf] tests of both builds run again under Nsight Compute (ncu.py).
+        self.perf_cases = (tests.expected_cases(build, ["-L", f"^{self.lab}$", "-L", "^perf$"])
+                           if self.settings.ncu else [])
+        for case in self.expected_cases + self.perf_cases:
+            case["exe_rel"] = str(Path(case["exe_path"]).relative_to(build))
+        self.expected = [c["name"] for c in self.expected_cases]
         # The lab's other tests are not graded by this engine: say which, and why.
-        for t in listed("-L", f"^{self.lab}$"):
-            if t["name"] not in self.expected:
-                labels = next((p["value"] for p in t.get("properties", []) if p["name"] == "LABELS"), [])
+        for c in tests.expected_cases(build, ["-L", f"^{self.lab}$"]):
+            if c["name"] not in self.expected:
+                labels = c["labels"]
                 kind = "GPU" if "gpu" in labels else "simulator" if "sim" in labels else "other"
-                self.not_selected[t["name"]] = (f"a {kind} test: not run by engine {self.engine} "
+                self.not_selected[c["name"]] = (f"a {kind} test: not run by engine {self.engine} "
                                                 f"({self.settings.engine_name}, labels "
                                                 f"{' '.join(self.labels)})")
-        # Without a GPU some tests skip whatever the code (too large for the simulator, say):
-        # running the skeleton's tests once finds them, so that a submission that does not
-        # compile is not charged for them either.
-        if not self.gpus:
-            junit = probe / "junit.xml"
-            subprocess.run(["ctest", "--test-dir", str(probe), *self.label_args(), "--output-junit",
-                            str(junit)], capture_output=True, timeout=env_int("GRADE_TIMEOUT", 600))
-            self.skipped_here = {t["name"]: t["output"].splitlines()[0]
-                                 for t in tests.parse_junit(junit, {}) if t["result"] == "skipped"}
-        shutil.rmtree(probe, ignore_errors=True)
         if not self.expected:
             raise RuntimeError(f"no test of {self.lab} matches labels {self.labels}")
+        # Some tests skip here whatever the code (too large for the simulator, no GPU, ...): the
+        # skeleton's own run, in the same sandbox, finds them. Only those may skip for a
+        # submission; and a submission that does not compile is not charged for them either.
+        # Remembered per grading key (Gradescope grades one submission per run).
+        known = self.slots_dir / f"environment-{self.key[:16]}.json"
+        if known.exists():
+            self.skipped_here = json.loads(known.read_text())
+        else:
+            probe = self.slots_dir / "expected"
+            shutil.rmtree(probe, ignore_errors=True)
+            slots.copy_graders(self, trees[0], probe / "run")
+            record = {"status": [], "tests": []}
+            gpu = self.gpus[0] if self.gpus else None
+            tests.run_tests(self, probe, record, gpu, None, environment=True)
+            self.skipped_here = {t["name"]: t["skip_reason"] for t in record["tests"]
+                                 if t["result"] == "skipped"}
+            shutil.rmtree(probe, ignore_errors=True)
+            known.write_text(json.dumps(self.skipped_here, indent=1) + "\n")
         self.slot_queue = queue.Queue()
         for tree in trees:
             self.slot_queue.put(tree)
+
+    def name_file(self, path):
+        """A file named in a test's report, as a student knows it (never a grader's path)."""
+        return self.course_paths(path or "")
 
     # Test output names the grader's files by where a build slot had them: named from the
     # course's root instead (and the submission's folder from itself).
@@ -151,6 +185,54 @@ class Grading:
             return False
         return extra.get("source_sha256") == source.sha256 and extra.get("grading_sha256") == self.key
 
+    def build(self, tree, source, record):
+        """Builds the submission in the build slot `tree`, in the sandbox: the slot's sources
+        read-only, its build folder writable. First what its build reads is checked (reads.py),
+        then its own library is compiled and checked (codecheck.py), and only then are the graders
+        linked. Returns (built, refused status or "", the build's log)."""
+        slots.restore(self, tree)
+        (tree / self.folder / self.source_name).write_bytes(source.data)
+        build = tree / "build" / "grading"
+        uid = self.slot_uids.get(tree)
+        timeout = env_int("GRADE_BUILD_TIMEOUT", 600)
+
+        def sandboxed(args, cwd, limit=timeout, memory=None):
+            return self.sandbox.run(args, ro=[tree, *self.build_tools], rw=[tree / "build"], cwd=cwd,
+                                    env=build_env(), timeout=limit, etc="all", uid=uid,
+                                    limits=sandbox.Limits(cpu_s=limit * 2, address_space=memory))
+
+        policy = ReadPolicy(tree, self.folder, self.out, source)
+        # Before the build: a file it may not read is refused unread by any compiler message.
+        refused, failed = compile_read_problem(policy, build, build / "intake", sandboxed)
+        if refused:
+            return False, refused, refused + "\n"
+        if failed is not None:
+            # The preprocessor already failed: so would the build; its messages are the same.
+            record["build_output"] = truncate(student_messages(failed, policy, build), OUTPUT_LIMIT)
+            return False, "", failed
+        graders = (tree / "ready").read_text().splitlines()[0].split()
+        log = ""
+        # The student's own library first (the grader target's name without "_grader"), so that
+        # its objects are checked before anything runs them; then the graders.
+        for targets in ([t[:-len("_grader")] for t in graders], graders):
+            r = sandboxed(["cmake", "--build", str(build), "-j", "1", "--target", *targets], build)
+            log += r.output.decode("utf-8", errors="replace")
+            if r.problem or r.timed_out or r.returncode != 0:
+                if r.timed_out:
+                    log += f"build ran past {timeout} s\n"
+                log += r.problem
+                record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
+                return False, "", log
+            if targets is not graders:
+                problem = codecheck.check_build(build, self.lab, source, self.engine_kind())
+                if problem:
+                    return False, problem, log + problem + "\n"
+        return True, "", log
+
+    def engine_kind(self):
+        """What compiled the submission's objects: nvcc (a GPU build) or the simulator's C++."""
+        return "nvcc" if self.engine == "gpu" else "sim"
+
     def grade(self, name, entry, gpu_queue):
         source, problem = take_source(entry, self.source_name)
         sub = self.out / name
@@ -165,32 +247,10 @@ class Grading:
 
         tree = self.slot_queue.get()
         try:
-            slots.restore(self, tree)
-            (tree / self.folder / self.source_name).write_bytes(source.data)
-            build = tree / "build" / "grading"
-            policy = ReadPolicy(tree, self.folder, self.out, source)
-            # Before the build: a file it may not read is refused unread by any compiler message.
-            refused, failed = compile_read_problem(policy, build, build / "intake")
-            if refused:
-                built, log = False, refused + "\n"
-            elif failed is not None:
-                # The preprocessor already failed: so would the build; its messages are the same.
-                built, log = False, failed
-                record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
-            else:
-                targets = (tree / "ready").read_text().splitlines()[0].split()
-                cmd = ["cmake", "--build", str(build), "-j", "1", "--target", *targets]
-                try:
-                    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                                          timeout=env_int("GRADE_BUILD_TIMEOUT", 600))
-                    built, log = proc.returncode == 0, proc.stdout + proc.stderr
-                except subprocess.TimeoutExpired as e:
-                    built, log = False, f"build ran past {e.timeout} s\n"
-                if not built:
-                    record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
+            built, refused, log = self.build(tree, source, record)
             (sub / "build.log").write_text(truncate(log, BUILD_LOG_LIMIT))
             if built:
-                slots.collect_graders(self, tree, sub / "run")
+                slots.copy_graders(self, tree, sub / "run")
         finally:
             self.slot_queue.put(tree)
         record["built"] = built
@@ -212,8 +272,7 @@ class Grading:
                 # this one runs its tests again with nobody else's running. Only what it writes
                 # then is its own.
                 with self.test_runs.alone():
-                    outside = tests.run_tests(self, sub, {"status": [], "tests": []}, gpu, source,
-                                              again=True)
+                    outside = tests.run_tests(self, sub, {"status": [], "tests": []}, gpu, source)
             if outside:
                 record["status"].append("writes outside its folder: " +
                                         ", ".join(self.place(p) for p in outside[:3]))
@@ -227,6 +286,32 @@ class Grading:
             record["gpu"] = gpu
             gpu_queue.put(gpu)
         return results.finish(self, sub, record, source, start)
+
+
+def build_env():
+    """The environment of a sandboxed build: the tools' PATH, nothing else of the grader's."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8"}
+
+
+def tool_folders(build):
+    """The install folders of the build's tools (CMake, Ninja, the compilers) that lie outside the
+    system folders every sandboxed run sees: the build sees them read-only."""
+    tools = [shutil.which("cmake"), shutil.which("ninja"), shutil.which("ctest")]
+    try:
+        cache = (build / "CMakeCache.txt").read_text(errors="replace")
+        tools += re.findall(r"^CMAKE_(?:CXX|C|CUDA)_COMPILER:\w+=(.+)$", cache, re.M)
+    except OSError:
+        pass
+    folders = set()
+    for tool in filter(None, tools):
+        real = Path(tool).resolve()
+        if not any(within(real, d) for d in sandbox.SYSTEM_DIRS) and real.exists():
+            folders.add(real.parent.parent if real.parent.name == "bin" else real.parent)
+    if Path("/opt").is_dir():
+        folders.add(Path("/opt"))
+    # Only the outermost of nested folders.
+    return sorted(f for f in folders if not any(f != o and within(f, o) for o in folders))
 
 
 def run(args, names_and_entries, slots_dir=None):

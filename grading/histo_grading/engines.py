@@ -31,8 +31,9 @@ ENGINES = {
 
 
 class Settings:
-    def __init__(self, engine, preset, labels, gpus, build_slots, ncu=False):
+    def __init__(self, engine, preset, labels, gpus, build_slots, ncu=False, sandbox="auto"):
         self.engine = engine
+        self.sandbox = sandbox  # sandbox.py: auto, bwrap, user, or none (--no-sandbox)
         self.ncu = ncu  # the [perf] tests graded on Nsight Compute's counters (GRADE_NCU=1)
         self.engine_name = ENGINES[engine][2]
         self.preset = preset
@@ -79,7 +80,11 @@ def settings(args):
         labels = ENGINES[engine][1]
     labels = [l for l in re.split(r"[;, ]+", labels) if l]
     slots = args.build_slots or env_int("GRADE_BUILD_SLOTS", min(8, max(1, usable_cores() // 2)))
-    return Settings(engine, preset, labels, gpus if engine == "gpu" else [], slots, ncu)
+    box = "none" if getattr(args, "no_sandbox", False) else (
+        getattr(args, "sandbox", None) or os.environ.get("GRADE_SANDBOX") or "auto")
+    if box not in ("auto", "bwrap", "user", "none"):
+        sys.exit(f"unknown sandbox mode '{box}': expected auto, bwrap or user (or --no-sandbox)")
+    return Settings(engine, preset, labels, gpus if engine == "gpu" else [], slots, ncu, box)
 
 
 def ncu_problem(engine, gpus):

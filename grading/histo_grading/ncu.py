@@ -325,65 +325,87 @@ def run_perf(grader, env=None, timeout=600, log=None):
 
 def grade_perf(g, sub, record, gpu):
     """GRADE_NCU=1, after a submission's GPU tests (batch.Grading.grade): its [perf] tests again,
-    on Nsight Compute's counters (pass 1 under ncu, pass 2 through CTest as the graded run), their
-    results in place of the skipped ones; the simulator's [perf] tests of the same source, where
-    its grader was built, for the comparison in record["ncu"]."""
+    on Nsight Compute's counters (pass 1 under ncu, pass 2 as the graded run), their results in
+    place of the skipped ones; the simulator's [perf] tests of the same source, where its grader
+    was built, for the comparison in record["ncu"]. Every run is in the grading's sandbox, as the
+    other tests are, and judged the same way (tests.judge)."""
     from .common import env_int
-    from .tests import ctest_verdicts, parse_junit
+    from .tests import judge, run_case
 
     run, work = sub / "run", sub / "ncu"
-    work.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, HOME=str(run / "work"), TMPDIR=str(run / "work" / "tmp"))
-    if gpu is not None:
-        env["CUDA_VISIBLE_DEVICES"] = gpu
+    scratch = work / "scratch"
     timeout = env_int("GRADE_TIMEOUT", 600)
     info = {"counted_by": "Nsight Compute on the GPU", "error": "", "simulator": "",
             "compared": [], "disagree": []}
     record["ncu"] = info
-
-    def ctest(side, name, extra_env):
-        junit, log = work / f"junit-{name}.xml", work / f"test-{name}.log"
-        cmd = ["ctest", "--test-dir", str(run), "-L", f"^{g.lab}$", "-L", f"^{side}$", "-L", "^perf$",
-               "--output-junit", str(junit), "--no-tests=ignore"]
-        with open(log, "w") as f:
-            try:
-                subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=run / "work",
-                               env=dict(env, **extra_env), timeout=timeout)
-            except subprocess.TimeoutExpired:
-                f.write(f"\nstopped: ran past {timeout} s\n")
-        return parse_junit(junit, ctest_verdicts(log))
-
-    grader = run / f"{g.lab}_student_grader"
+    uid = g.sandbox.acquire_uid()
     try:
-        if not grader.exists():
-            raise NcuError(f"no GPU grader ({grader.name}) was built")
-        counts = pass1(grader, work, env, timeout, cwd=run / "work")
-    except NcuError as e:
-        info["error"] = str(e)
-        record["status"].append(f"[perf] not counted by Nsight Compute: {e}")
-        return
-    graded = ctest("gpu", "ncu", {"HISTO_PERF_NCU": str(counts.resolve())})
-    by_name = {t["name"]: t for t in graded}
-    record["tests"] = [by_name.pop(t["name"], t) for t in record["tests"]] + list(by_name.values())
-    gpu_lines = [l for t in graded for l in perf_lines(t["output"], t["name"])]
+        g.sandbox.prepare_folder(scratch, uid)
 
-    sim_lines, missing = [], "no simulator build of this submission"
-    if list(run.glob(f"{g.lab}_student*_sim_grader")):
-        simulated = ctest("sim", "sim-perf", {})
-        sim_lines = [l for t in simulated for l in perf_lines(t["output"], t["name"])]
-        skipped = [t.get("skip_reason", "") for t in simulated if t["result"] == "skipped"]
-        missing = skipped[0] if skipped else "its [perf] tests printed no value (see ncu/test-sim-perf.log)"
-    info["simulator"] = "counted" if sim_lines else missing
-    rows = compare(sim_lines, gpu_lines, missing)
-    info["compared"], info["disagree"] = rows, disagreements(rows)
-    # Each [perf] test says where the simulator's verdict differs.
-    for t in graded:
-        notes = [f"  {r['counter']} on {r['data']}: simulator {r['simulator']['value']:.4g} "
-                 f"({r['simulator']['verdict']}), GPU {r['gpu']['value']:.4g} ({r['gpu']['verdict']})"
-                 for r in info["disagree"] if r["test"] == case_name(t["name"])]
-        if notes:
-            t["output"] += ("\nThe CPU simulator's verdict differs from the GPU's (Nsight Compute) "
-                            "here; the GPU's grades:\n" + "\n".join(notes) + "\n")
+        def perf_cases(side):
+            return [c for c in g.perf_cases if side in c["labels"]]
+
+        def graded(side, extra_env):
+            out = []
+            for case in perf_cases(side):
+                result = run_case(g, case, run, scratch, gpu, uid, extra_env=extra_env)
+                out.append(judge(case, result, g.skipped_here, g.name_file))
+            return out
+
+        grader = run / f"{g.lab}_student_grader"
+        try:
+            if not grader.exists():
+                raise NcuError(f"no GPU grader ({grader.name}) was built")
+            # Pass 1: ncu around the grader, both in the sandbox; the calls file and ncu's CSV are
+            # written in its scratch folder.
+            calls, raw = scratch / "ncu_calls.txt", scratch / "ncu.csv"
+            calls.touch()
+            g.sandbox.prepare_folder(scratch, uid)
+            case = {"name": "ncu pass 1", "exe": grader.name, "args": ["[perf]", "--order", "decl"],
+                    "timeout": timeout, "env": {"HISTO_PERF_NCU": f"collect:{calls}"}}
+            wrap = (ncu_command(), "--csv", "--print-units", "base", "--metrics",
+                    ",".join(known_metrics(PERF_METRICS)), "--target-processes", "all",
+                    "--log-file", str(raw))
+            result = run_case(g, case, run, scratch, gpu, uid, timeout=timeout, wrap=wrap)
+            (work / "ncu_pass1.log").write_bytes(result.output)
+            if result.timed_out:
+                raise NcuError(f"pass 1 (the [perf] tests under ncu) ran past {timeout} s")
+            if result.returncode not in (0, 1, 4) or not raw.is_file():
+                tail = result.output.decode("utf-8", errors="replace").splitlines()[-5:]
+                raise NcuError(f"pass 1 (the [perf] tests under ncu) failed (exit {result.returncode}): "
+                               + " / ".join(tail))
+            counts = work / "ncu_counts.txt"
+            write_counts(raw, calls, counts)
+            shutil.copyfile(counts, scratch / "ncu_counts.txt")
+        except NcuError as e:
+            info["error"] = str(e)
+            record["status"].append(f"[perf] not counted by Nsight Compute: {e}")
+            return
+        gpu_tests = graded("gpu", {"HISTO_PERF_NCU": str(scratch / "ncu_counts.txt")})
+        by_name = {t["name"]: t for t in gpu_tests}
+        record["tests"] = [by_name.pop(t["name"], t) for t in record["tests"]] + list(by_name.values())
+        gpu_lines = [l for t in gpu_tests for l in perf_lines(t.pop("printed"), t["name"])]
+
+        sim_lines, missing = [], "no simulator build of this submission"
+        if list(run.glob(f"{g.lab}_student*_sim_grader")):
+            simulated = graded("sim", {})
+            sim_lines = [l for t in simulated for l in perf_lines(t.pop("printed"), t["name"])]
+            skipped = [t.get("skip_reason", "") for t in simulated if t["result"] == "skipped"]
+            missing = skipped[0] if skipped else "its [perf] tests printed no value"
+        info["simulator"] = "counted" if sim_lines else missing
+        rows = compare(sim_lines, gpu_lines, missing)
+        info["compared"], info["disagree"] = rows, disagreements(rows)
+        # Each [perf] test says where the simulator's verdict differs.
+        for t in gpu_tests:
+            notes = [f"  {r['counter']} on {r['data']}: simulator {r['simulator']['value']:.4g} "
+                     f"({r['simulator']['verdict']}), GPU {r['gpu']['value']:.4g} ({r['gpu']['verdict']})"
+                     for r in info["disagree"] if r["test"] == case_name(t["name"])]
+            if notes:
+                t["output"] += ("\nThe CPU simulator's verdict differs from the GPU's (Nsight Compute) "
+                                "here; the GPU's grades:\n" + "\n".join(notes) + "\n")
+    finally:
+        g.sandbox.release_uid(uid)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main(argv):

@@ -14,7 +14,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import threading
 from pathlib import Path
 
 from .common import ROOT, within
@@ -217,11 +216,37 @@ def limit_preprocessor():
     resource.setrlimit(resource.RLIMIT_AS, (PREPROCESS_MEMORY, PREPROCESS_MEMORY))
 
 
-def compile_read_problem(policy, build, work):
+# A compiler that cannot open a header: clang and GCC ("file:line:col: fatal error: 'X' file not
+# found", "...: fatal error: X: No such file or directory"), nvcc's front end ("file(line):
+# catastrophic error: cannot open source file "X"").
+_NOT_FOUND = re.compile(r"^(?P<file>\S[^:(]*?)(?::\d+:\d+:|\(\d+\):) (?:fatal|catastrophic) error: "
+                        r"(?:'(?P<a>[^']+)' file not found|(?P<b>[^:]+): No such file or directory|"
+                        r'cannot open source file "(?P<c>[^"]+)")', re.M)
+_HAS_INCLUDE = re.compile(r'__has_include(?:_next)?\s*\(\s*(?:"([^"\n]+)"|<([^>\n]+)>)')
+
+
+def hidden_target(policy, name, includer):
+    """The file an #include or __has_include of `name` (from the file `includer`) would reach
+    outside the sandbox's view, when that file exists and the build may not read it; else None.
+    The sandbox hides such files, so the build meets a missing file: it is still a read of what
+    the submission may not read, and is refused as one."""
+    candidates = [Path(name)] if name.startswith("/") else [Path(includer).parent / name]
+    for c in candidates:
+        try:
+            resolved = Path(os.path.normpath(c))
+            if resolved.exists() and not policy.allowed(resolved):
+                return resolved
+        except OSError:
+            pass
+    return None
+
+
+def compile_read_problem(policy, build, work, run=None):
     """Runs before the build. Returns (refused, failed): `refused` is the status of a submission
     whose build would read a file it may not ("" if none); `failed` is the preprocessor's output
     when it stopped with an error, which the build would meet too (None if it did not). `work`
-    is a scratch folder."""
+    is a scratch folder. `run(args, cwd, timeout, memory)`: runs the preprocessor (in the
+    grading's sandbox) and returns a sandbox.Result; None: here, as a plain process."""
     def embedded(text):
         found = embedding(text)
         if not found:
@@ -229,9 +254,14 @@ def compile_read_problem(policy, build, work):
         name, how = found
         return f"includes a file it may not: {policy.name(name) if name.startswith('/') else name} ({how})"
 
-    problem = embedded(policy.source.data.decode("utf-8", errors="replace"))
+    source_text = policy.source.data.decode("utf-8", errors="replace")
+    problem = embedded(source_text)
     if problem:
         return problem, None
+    for m in _HAS_INCLUDE.finditer(source_text):
+        target = hidden_target(policy, m.group(1) or m.group(2), policy.submission)
+        if target:
+            return f"includes a file it may not: {policy.name(target)} (__has_include)", None
     commands = compile_commands_for(build, policy.submission)
     for _, f, _ in commands:
         policy.extra_allowed.add(f)
@@ -240,33 +270,30 @@ def compile_read_problem(policy, build, work):
         policy.add_compiler(args)
         depfile, pre = work / f"deps{n}.d", work / f"pre{n}.i"
         depfile.unlink(missing_ok=True)
-        # -H names each file as it is opened: the run stops at the first one not allowed, or
-        # after PREPROCESS_TIMEOUT seconds.
-        try:
-            proc = subprocess.Popen(preprocess_only(args, depfile, pre), cwd=directory,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE, text=True, errors="replace",
-                                    preexec_fn=limit_preprocessor)
-        except OSError:
-            continue  # the build itself will say what is wrong
-        watchdog = threading.Timer(PREPROCESS_TIMEOUT, proc.kill)
-        watchdog.start()
-        refused, messages = "", []
-        try:
-            for line in proc.stderr:
-                m = re.match(r"^\.+ (\S.*)$", line.rstrip("\n"))
-                if not m:
-                    messages.append(line)
-                elif not policy.allowed(directory / m.group(1)):
-                    refused = f"includes a file it may not: {policy.name(directory / m.group(1))}"
-                    proc.kill()
-                    break
-        finally:
-            watchdog.cancel()
-            proc.stderr.close()
-            proc.wait()
-        if refused:
-            return refused, None
+        # -H names each file as it is opened; the run stops after PREPROCESS_TIMEOUT seconds.
+        command = preprocess_only(args, depfile, pre)
+        if run is not None:
+            result = run(command, directory, PREPROCESS_TIMEOUT, PREPROCESS_MEMORY)
+            returncode = -1 if result.timed_out or result.problem else result.returncode
+            stderr = result.output.decode("utf-8", errors="replace") + result.problem
+        else:
+            try:
+                proc = subprocess.run(command, cwd=directory, stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                      errors="replace", preexec_fn=limit_preprocessor,
+                                      timeout=PREPROCESS_TIMEOUT)
+                returncode, stderr = proc.returncode, proc.stderr
+            except subprocess.TimeoutExpired:
+                returncode, stderr = -1, f"the preprocessor ran past {PREPROCESS_TIMEOUT} s\n"
+            except OSError:
+                continue  # the build itself will say what is wrong
+        messages = []
+        for line in stderr.splitlines(keepends=True):
+            m = re.match(r"^\.+ (\S.*)$", line.rstrip("\n"))
+            if not m:
+                messages.append(line)
+            elif not policy.allowed(directory / m.group(1)):
+                return f"includes a file it may not: {policy.name(directory / m.group(1))}", None
         try:
             deps = parse_depfile(depfile.read_text(errors="replace"))
         except OSError:
@@ -281,8 +308,13 @@ def compile_read_problem(policy, build, work):
             pre.unlink()
             if problem:
                 return problem, None
-        if proc.returncode != 0:
-            why = "".join(messages) or f"the preprocessor stopped (exit {proc.returncode})\n"
+        if returncode != 0:
+            why = "".join(messages) or f"the preprocessor stopped (exit {returncode})\n"
+            for m in _NOT_FOUND.finditer(why):
+                target = hidden_target(policy, m.group("a") or m.group("b") or m.group("c"),
+                                       directory / m.group("file"))
+                if target:
+                    return f"includes a file it may not: {policy.name(target)}", None
             return "", why
     return "", None
 

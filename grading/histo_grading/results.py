@@ -162,6 +162,7 @@ def results_json(g, record, tests, source, elapsed):
         entry["tags"] = ["performance" if PERFORMANCE_NAME in t["name"] else "correctness"]
         gs_tests.append(entry)
     races = sorted({t["race"] for t in tests if t.get("race")})
+    box = g.sandbox.mode if g.sandbox else None
     status += [r for r in races if r not in status]
     for flag in ("timed out", "crashed", "prints megabytes"):
         if any(t.get(flag) for t in tests) and flag not in status:
@@ -179,6 +180,8 @@ def results_json(g, record, tests, source, elapsed):
     not_graded = [{"test": t["name"], "why": t.get("skip_reason") or first_line(t["output"])}
                   for t in sorted(tests, key=lambda t: t["name"]) if t["result"] == "skipped"]
     not_graded += [{"test": name, "why": why} for name, why in sorted(g.not_selected.items())]
+    if box == "none":
+        status.append("not sandboxed")
     summary = [f"{g.lab}: {score:g} of {max_score:g} points ({'; '.join(status)})."]
     if parts["performance"]["max_score"]:
         c, p = parts["correctness"], parts["performance"]
@@ -220,6 +223,9 @@ def results_json(g, record, tests, source, elapsed):
             "preset": g.preset,
             "labels": g.labels,
             "grading_sha256": g.key,
+            # How the submission's code ran (grading/histo_grading/sandbox.py): bwrap, user, none.
+            "sandbox": box,
+            "rng_seed": g.rng_seed,
             "not_graded": not_graded,
             # Which GPU ran the tests, and when: shows that no two submissions shared one.
             "gpu": record.get("gpu"),

@@ -12,7 +12,7 @@ import subprocess
 import tarfile
 from pathlib import Path
 
-from .common import ROOT, env_int
+from .common import ROOT
 
 # Extract only plain files and folders inside the target (Pythons that know the filter).
 SAFE_TAR = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
@@ -49,6 +49,8 @@ def restore(g, tree):
                 if (member.isfile() and stat.S_ISREG(st.st_mode) and st.st_size == member.size
                         and int(st.st_mtime) == int(member.mtime)):
                     continue
+                if not stat.S_ISDIR(st.st_mode):
+                    target.unlink()  # never written through: a link is replaced, not followed
             except FileNotFoundError:
                 pass
             tar.extract(member, tree, **SAFE_TAR)
@@ -102,21 +104,17 @@ def prepare_slot(g, index, jobs):
     return tree
 
 
-# Copies the lab's built student graders into `dest` with a CTest file that runs them there,
-# so the slot can build the next submission while this one's tests run.
-def collect_graders(g, tree, dest):
+# Copies the graders the expected tests run (built in the slot's build folder, by the
+# submission's build) into `dest`, so that the slot can build the next submission while this
+# one's tests run. Only regular files are copied, never through a link.
+def copy_graders(g, tree, dest):
     build = tree / "build" / "grading"
     dest.mkdir(parents=True, exist_ok=True)
-    includes = []
-    test_timeout = env_int("GRADE_TEST_TIMEOUT", 120)
-    for tests_file in sorted(build.rglob(f"{g.lab}_student*_tests.cmake")):
-        text = tests_file.read_text()
-        for exe in sorted(set(re.findall(r'^add_test\(\[==\[.*?\]==\] "([^"]+)"', text, re.M))):
-            copy = dest / Path(exe).name
-            shutil.copy2(exe, copy)
-            text = text.replace(f'"{exe}"', f'"{copy}"')
-        text = re.sub(r"\bTIMEOUT \d+", f"TIMEOUT {test_timeout}", text)
-        local = dest / tests_file.name
-        local.write_text(text)
-        includes.append(f'include("{local}")\n')
-    (dest / "CTestTestfile.cmake").write_text("".join(includes))
+    for rel in sorted({c["exe_rel"] for c in g.expected_cases + g.perf_cases}):
+        src = build / rel
+        st = src.lstat()
+        if not stat.S_ISREG(st.st_mode):
+            raise RuntimeError(f"{rel} in the build slot is not a regular file")
+        copy = dest / src.name
+        shutil.copyfile(src, copy, follow_symlinks=False)
+        copy.chmod(0o755)

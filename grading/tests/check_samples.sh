@@ -8,7 +8,8 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${1:?usage: check_samples.sh WORK_DIR}
 lab=${GRADE_LAB:-lab01}
-export GRADE_GPUS=none GRADE_TEST_TIMEOUT=${GRADE_TEST_TIMEOUT:-10}
+# A test that hangs costs its limit; the whole run of a submission stops at GRADE_TIMEOUT.
+export GRADE_GPUS=none GRADE_TEST_TIMEOUT=${GRADE_TEST_TIMEOUT:-60} GRADE_TIMEOUT=${GRADE_TIMEOUT:-150}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 python3 "$root/grading/samples/make_samples.py" --lab "$lab" \
   --kinds correct,wrong,no-compile,hang,crash,chatty,escape 7 "$work/subs" || exit 1

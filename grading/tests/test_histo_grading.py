@@ -3,7 +3,8 @@
 on made-up inputs: what is taken from a submission, how an embedded file is found however it is
 spelled, how a dependency file is read, how a ThreadSanitizer report becomes "races (...)", what
 of a compiler's messages a student sees, and the Nsight Compute mode's reading of ncu's CSV, its
-grouping per count_cost call and its comparison with the simulator (GRADE_NCU=1)."""
+grouping per count_cost call and its comparison with the simulator (GRADE_NCU=1), and the
+verdict the grader reaches from a test's run and Catch2 report (never from its exit code alone)."""
 import os
 import re
 import subprocess
@@ -14,7 +15,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from histo_grading import ncu, reads, submissions, tests  # noqa: E402
+from histo_grading import ncu, reads, sandbox, submissions, tests  # noqa: E402
 
 LAB = "lab04_shared_privatized.cu"
 
@@ -322,6 +323,78 @@ class NsightComputeMode(unittest.TestCase):
         self.assertIn("GRADE_NCU=1:", proc.stderr)
         self.assertIn("ncu (Nsight Compute) is not on PATH", proc.stderr)
         self.assertNotIn("no GPU is visible", proc.stderr)
+
+
+
+CASE = {"name": "lab01.student.sim: counts", "exe": "g", "args": ["counts", "--warn", "NoAssertions"],
+        "timeout": 60, "env": {}}
+
+
+def report(cases, successes=3, failures=0, skips=0, cut=False):
+    body = "".join(cases)
+    xml = (f'<?xml version="1.0" encoding="UTF-8"?>\n<Catch2TestRun name="g">{body}'
+           f'<OverallResults successes="{successes}" failures="{failures}" expectedFailures="0" '
+           f'skips="{skips}"/></Catch2TestRun>\n')
+    return xml[:len(xml) // 2] if cut else xml
+
+
+def case_xml(name="counts", success=True, skips=0, inner=""):
+    return (f'<TestCase name="{name}" tags="[gpu]" filename="/slot/lab01/grader.cpp" line="9">{inner}'
+            f'<OverallResult success="{"true" if success else "false"}" skips="{skips}"/></TestCase>')
+
+
+class TheVerdict(unittest.TestCase):
+    """tests.judge: what a run of one expected test case is worth."""
+
+    def judge(self, rc, xml, skips=None, output=b""):
+        r = sandbox.Result(returncode=rc, output=output, output_bytes=len(output),
+                           report=xml.encode() if isinstance(xml, str) else xml)
+        return tests.judge(CASE, r, skips if skips is not None else {}, lambda f: f)
+
+    def test_a_whole_report_of_the_expected_case_passes(self):
+        self.assertEqual(self.judge(0, report([case_xml()]))["result"], "passed")
+
+    def test_exit_code_zero_without_a_report_fails(self):
+        t = self.judge(0, b"")
+        self.assertEqual(t["result"], "failed")
+        self.assertIn("without the grader's report", t["output"])
+
+    def test_a_forged_console_output_is_not_a_report(self):
+        t = self.judge(0, b"", output=b"All tests passed (12 assertions in 1 test case)\n")
+        self.assertEqual(t["result"], "failed")
+
+    def test_a_report_cut_short_fails(self):
+        self.assertEqual(self.judge(0, report([case_xml()], cut=True))["result"], "failed")
+
+    def test_a_report_of_another_case_or_of_several_fails(self):
+        self.assertIn("not the one expected", self.judge(0, report([case_xml("other")]))["output"])
+        self.assertEqual(self.judge(0, report([case_xml(), case_xml("extra")]))["result"], "failed")
+
+    def test_no_assertion_fails(self):
+        t = self.judge(0, report([case_xml()], successes=0))
+        self.assertEqual(t["result"], "failed")
+        self.assertIn("no check", t["output"])
+
+    def test_a_failed_check_fails_even_with_exit_code_zero(self):
+        xml = report([case_xml(success=False, inner='<Expression success="false" type="REQUIRE" '
+                               'filename="/slot/lab01/grader.cpp" line="51"><Original>grid &gt;= 1'
+                               '</Original><Expanded>0 &gt;= 1</Expanded></Expression>')], failures=1)
+        t = self.judge(0, xml)
+        self.assertEqual(t["result"], "failed")
+        self.assertIn("/slot/lab01/grader.cpp:51: REQUIRE( grid >= 1 ) failed: 0 >= 1", t["output"])
+
+    def test_a_skip_counts_only_where_the_course_skips_too(self):
+        xml = report([case_xml(success=True, skips=1, inner='<Skip filename="g.cpp" line="3">'
+                               'too large</Skip>')], successes=0, skips=1)
+        self.assertEqual(self.judge(4, xml, skips={CASE["name"]: "too large"})["result"], "skipped")
+        t = self.judge(4, xml, skips={})
+        self.assertEqual(t["result"], "failed")
+        self.assertIn("not a pass", t["output"])
+
+    def test_a_crash_and_a_time_limit_fail(self):
+        self.assertTrue(self.judge(-11, report([case_xml()])).get("crashed"))
+        r = sandbox.Result(timed_out=True)
+        self.assertTrue(tests.judge(CASE, r, {}, str).get("timed out"))
 
 
 if __name__ == "__main__":
