@@ -349,8 +349,14 @@ def _owned_by(pid, uid):
         return False
 
 
+_held = []  # the locks of the uids this process grades with, held until it exits
+
+
 def free_uids(count):
-    """`count` uids, from GRADE_SANDBOX_UID (default 61000) up, that no account and no process uses."""
+    """`count` uids, from GRADE_SANDBOX_UID (default 61000) up, that no account and no process
+    uses and no other grading on this machine holds (a lock file per uid in /tmp, held while
+    this process lives: two gradings at once, Slurm tasks on one node, never share a uid)."""
+    import fcntl
     uid, found = env_int("GRADE_SANDBOX_UID", DEFAULT_UID), []
     busy = {os.stat(f"/proc/{p}").st_uid for p in os.listdir("/proc") if p.isdigit() and _exists(p)}
     while len(found) < count:
@@ -358,7 +364,14 @@ def free_uids(count):
             pwd.getpwuid(uid)
         except KeyError:
             if uid not in busy:
-                found.append(uid)
+                fd = os.open(f"/tmp/histo-grading-uid-{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                             0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    _held.append(fd)
+                    found.append(uid)
+                except OSError:
+                    os.close(fd)
         uid += 1
     return found
 

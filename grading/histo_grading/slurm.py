@@ -24,6 +24,10 @@ def submit_slurm(args, entries):
             passed += [f"--{opt}", shlex.quote(getattr(args, opt))]
     if args.force:
         passed.append("--force")
+    if getattr(args, "sandbox", None):
+        passed += ["--sandbox", args.sandbox]
+    if getattr(args, "no_sandbox", False):
+        passed.append("--no-sandbox")
     subs = shlex.quote(str(Path(args.submissions).resolve()))
     (jobs / "task.sbatch").write_text(f"""#!/bin/bash
 #SBATCH --job-name=grade-{args.lab}

@@ -115,11 +115,13 @@ def run_case(g, case, grader_dir, scratch, gpu, uid, extra_env=None, timeout=Non
     timeout = timeout or min(case["timeout"], env_int("GRADE_TEST_TIMEOUT", 120))
     # The report is Catch2's XML on fd 3, and nothing else: what the test prints besides stays
     # its own output.
-    args = list(case["args"])
-    for i in range(len(args) - 1):
-        if args[i] == "--reporter" and args[i + 1] == "console":
-            del args[i:i + 2]
-            break
+    args, i = [], 0
+    while i < len(case["args"]):
+        if case["args"][i] in ("--reporter", "-r") and i + 1 < len(case["args"]):
+            i += 2  # the CTest file's reporter: here Catch2's XML is the only one
+            continue
+        args.append(case["args"][i])
+        i += 1
     argv = [*wrap, exe, *args, "--reporter", "xml::out=/dev/fd/3", "--rng-seed", str(g.rng_seed)]
     env = test_env(g, gpu, scratch, {**case["env"], **(extra_env or {})})
     ro = [grader_dir] + ([g.run_support] if g.run_support.exists() else [])

@@ -13,7 +13,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${1:?usage: slurm_test.sh WORK_DIR}
 lab=${GRADE_LAB:-lab01}
-deadline=${SLURM_TEST_DEADLINE:-280}
+deadline=${SLURM_TEST_DEADLINE:-600}
 skip() { echo "SKIPPED: $*"; exit 77; }
 
 for tool in slurmctld slurmd sbatch squeue munged; do
