@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import engines, ncu, results, slots, tests
+from . import codecheck, engines, ncu, results, slots, tests
 from .common import (BUILD_LOG_LIMIT, GRADING, OUTPUT_LIMIT, ROOT, env_int, lab_folder, say,
                      truncate, usable_cores, within)
 from .reads import ReadPolicy, compile_read_problem, student_messages
@@ -151,6 +151,16 @@ class Grading:
             return False
         return extra.get("source_sha256") == source.sha256 and extra.get("grading_sha256") == self.key
 
+    def build_targets(self, build, targets):
+        """(built, log) of building `targets` in a slot's build folder."""
+        cmd = ["cmake", "--build", str(build), "-j", "1", "--target", *targets]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                                  timeout=env_int("GRADE_BUILD_TIMEOUT", 600))
+            return proc.returncode == 0, proc.stdout + proc.stderr
+        except subprocess.TimeoutExpired as e:
+            return False, f"build ran past {e.timeout} s\n"
+
     def grade(self, name, entry, gpu_queue):
         source, problem = take_source(entry, self.source_name)
         sub = self.out / name
@@ -179,17 +189,20 @@ class Grading:
                 record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
             else:
                 targets = (tree / "ready").read_text().splitlines()[0].split()
-                cmd = ["cmake", "--build", str(build), "-j", "1", "--target", *targets]
-                try:
-                    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                                          timeout=env_int("GRADE_BUILD_TIMEOUT", 600))
-                    built, log = proc.returncode == 0, proc.stdout + proc.stderr
-                except subprocess.TimeoutExpired as e:
-                    built, log = False, f"build ran past {e.timeout} s\n"
+                # First the student's library alone (labNN_student[_sim]); what its code may use
+                # is checked on the objects it made (codecheck.py) before a grader is linked
+                # with them: refused, it is never linked nor run.
+                libraries = [re.sub(r"_grader$", "", t) for t in targets]
+                built, log = self.build_targets(build, libraries)
+                if built:
+                    refused = codecheck.check_build(build, tree / self.folder / self.source_name, source)
+                if built and not refused:
+                    built, more = self.build_targets(build, targets)
+                    log += more
                 if not built:
                     record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
             (sub / "build.log").write_text(truncate(log, BUILD_LOG_LIMIT))
-            if built:
+            if built and not refused:
                 slots.collect_graders(self, tree, sub / "run")
         finally:
             self.slot_queue.put(tree)

@@ -134,12 +134,15 @@ def string_literals(text):
 
 def embedding(text):
     """(file, how) when a source embeds a file's bytes: #embed, or .incbin (or .include) in
-    inline assembly, however its string is spelled (split, escaped, built by macros); else None."""
+    inline assembly, however its string is spelled (split, escaped, built by macros of the
+    preprocessor or of the assembler: `.inc\\()bin` in a .macro is .incbin); else None."""
     m = (re.search(r'^\s*#\s*embed\s*[<"]([^>"\n]*)', text, re.M)
          or re.search(r'__has_embed\s*\(\s*[<"]([^>"\n]*)', text))
     if m:
         return m.group(1), "#embed"
     for literal in string_literals(text):
+        # Inside an assembler .macro, \() joins what is around it: .inc\()bin reads .incbin.
+        literal = literal.replace("\\()", "")
         m = (re.search(r"\b(incbin)\b\s*\"?([^\"\n]*)", literal, re.I)
              or re.search(r"(?:^|[\n;])\s*\.(include)\b\s*\"?([^\"\n]*)", literal, re.I))
         if m:
