@@ -16,45 +16,49 @@ Every object that compiles the submission is checked: nvcc's host object (GPU bu
 simulator's (its generated wrapper sim_sources/<name>_<hash>.cpp, compiled by clang++ or g++).
 
 The rules:
-- The source, as the compiler sees it after preprocessing, holds no `asm` (nor `__asm__`) on the
-  submission's own lines (system headers' own are theirs), and no attribute that places code
-  where the loader runs it or sections of its choosing (constructor, destructor, section, alias,
-  ifunc, weakref, naked, target_clones, init_priority).
+- The source, as the compiler sees it after preprocessing (-E -dD; nvcc: its host and device
+  passes, as `nvcc -dryrun` lists them), holds no `asm` (nor `__asm__`) on the submission's own
+  lines (system headers' own are theirs), and no attribute that places code where the loader
+  runs it or in sections of its choosing (constructor, destructor, section, alias, ifunc,
+  weakref, naked, target_clones, init_priority). A macro it defines names nothing in a header it
+  includes after the definition (`#define private public`): the headers' inline code in its
+  object is the headers' own.
 - Every symbol the object references and does not define is on the ALLOWLIST below: the CUDA
   runtime calls a launcher needs, the simulator's runtime that kernels and launches use, the
   histo:: launch helpers, and the C/C++ library's memory, strings, math, formatting (to stdout
   and stderr, or into memory), exceptions and containers. Anything else is refused: files,
   processes and threads, the environment, signals, exit, dynamic loading, raw system calls,
   host-visible device memory, the course's host code (the CPU reference, datasets, the graders'
-  helpers), other CUDA calls.
-- Every global symbol it defines is the lab's own (labNN::..., nvcc's stubs for its kernels),
-  or a weak template or inline instantiation (C++) that no shared C/C++ library exports and
-  that is not one of the course's or Catch2's own functions: the graders are linked with the
+  helpers), other CUDA calls. nvcc's own references are told apart by where they are: atexit in
+  its fatbinary registration, exit(1) as the host body of a __device__ function.
+- Every global symbol it defines is the lab's own (labNN::..., nvcc's __device_stub__ of its
+  kernels), or a weak C++ template or inline instantiation that is not the course's or Catch2's
+  beyond the launch helpers' own templates; never `main`, a C library function (an extern "C"
+  memcmp would be the grader's), a strong definition of a C++ library function (operator new),
+  what the lab's other files (its registry) define, or an ifunc. The graders are linked with the
   course's libraries before the lab's, so where the course defines the same instantiation the
-  linker keeps the course's copy. No `main`, nothing that the lab's other files (its registry)
-  define, no ifunc.
+  linker keeps the course's copy.
 - Nothing runs outside the tests: .init_array/.ctors/.preinit_array/.fini_array/.dtors/.init/
-  .fini entries only for what the toolchain itself generates: nvcc's registration of the
-  fatbinary (__sti____cudaRegisterAll, whose atexit unregisters it), the coverage hooks'
-  module constructor of the simulator's traced build (and a sanitizer's), and GCC 12's
-  <iostream> initializer (std::ios_base::Init). A function-local static object with a
-  destructor registers it through __cxa_atexit: allowed (the pattern of a lab's registry); its
-  code is checked like the rest, and it runs only after the tests' report is complete.
+  .fini entries only for what the toolchain itself generates, each checked to reach nothing
+  else: nvcc's registration of the fatbinary (__sti____cudaRegisterAll, whose atexit
+  unregisters it), the coverage hooks' module constructor of the simulator's traced build (and
+  a sanitizer's), and GCC 12's <iostream> initializer (std::ios_base::Init). A function-local
+  static object with a destructor registers it through __cxa_atexit: allowed (the pattern of a
+  lab's registry); its code is checked like the rest, and it runs only after the tests' report
+  is complete.
 
 Lines come from the object's line tables where it has them (the simulator's Clang build), else
 from the source text; the symbol is always named, demangled.
 """
 import functools
-import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-from .reads import _OUTPUT_FLAGS, _OUTPUT_FLAGS_WITH_VALUE, compile_commands_for, string_literals
+from .reads import _OUTPUT_FLAGS, _OUTPUT_FLAGS_WITH_VALUE, compile_commands_for
 
 TOOL_TIMEOUT = 120  # seconds for one binutils or preprocessor run
 
@@ -148,7 +152,8 @@ CXX_RUNTIME_ALLOWED = {
     "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_atexit",
     "__cxa_pure_virtual", "__cxa_deleted_virtual", "__cxa_call_unexpected", "__cxa_bad_cast",
     "__cxa_bad_typeid", "__cxa_throw_bad_array_new_length", "__cxa_begin_catch",
-    "__gxx_personality_v0", "_Unwind_Resume", "__dso_handle", "__clang_call_terminate",
+    "__gxx_personality_v0", "__gcc_personality_v0", "_Unwind_Resume", "__dso_handle",
+    "__clang_call_terminate",
 }
 # The C++ library: strings and string streams, formatting to std::cout/cerr/clog, exceptions,
 # containers' out-of-line parts, clocks, number conversions. (Templates and the __cxx11 inline
@@ -414,8 +419,8 @@ class Rules:
             kernel = plain(demangle(["_" + stub.group(1)]).get("_" + stub.group(1), ""))
             if kernel.startswith(self.lab + "::"):
                 return ""
-        if raw in ("DW.ref.__gxx_personality_v0", "__clang_call_terminate"):
-            return ""
+        if re.match(r"^DW\.ref\.__g(cc|xx)_personality_v0$", raw) or raw == "__clang_call_terminate":
+            return ""  # the compiler's own: the personality routine's pointer, terminate's helper
         if raw == "main":
             return "main"
         if raw in self.exports and (not weak or not raw.startswith("_Z")):
@@ -659,13 +664,12 @@ def startup_function(obj, entry):
     """"" when the function an .init_array entry runs is one the toolchain generates and reaches
     only what it may (nvcc's registration, coverage or sanitizer module constructors, the
     <iostream> initializer); else the first other thing it reaches."""
-    nvcc = entry.name == NVCC_REGISTER_ALL
-    if nvcc:
-        allowed = NVCC_REGISTRATION
-    elif _SANITIZER_CTOR.match(entry.name):
-        allowed = set()
-    else:
-        allowed = IOSTREAM_INIT
+    # What the toolchain names itself (a name no C++ source can give a function: nvcc's is
+    # reserved to it, a sanitizer's holds a dot) is checked for what it calls directly: the
+    # kernels nvcc registers and the globals a sanitizer describes are the submission's own.
+    nvcc = obj.nvcc and entry.name == NVCC_REGISTER_ALL
+    generated = nvcc or bool(_SANITIZER_CTOR.match(entry.name))
+    allowed = NVCC_REGISTRATION if nvcc else set() if generated else IOSTREAM_INIT
     # Ranges of sections the entry reaches: functions it calls or whose address it takes, and
     # data it refers to (whatever that holds may be called through it).
     todo = [(obj.section_name(entry.ndx), entry.value, entry.value + max(entry.size, 1))]
@@ -679,9 +683,12 @@ def startup_function(obj, entry):
         for _, _, sym, target in obj.references_in(section, begin, end):
             name = plain(subject(sym.demangled))
             if not sym.defined:
-                if name in allowed or sym.name in allowed or HOOKS_ALLOWED.match(sym.name):
+                if (name in allowed or sym.name in allowed or HOOKS_ALLOWED.match(sym.name)
+                        or ABI_ALLOWED.match(name)):
                     continue
                 return name
+            if generated:
+                continue
             sec = obj.section_name(sym.ndx)
             if sym.kind == "SECTION" and not obj.executable(sec):
                 todo.append((sec, 0, None))
@@ -691,8 +698,6 @@ def startup_function(obj, entry):
                 if sym is None:
                     continue
                 name = plain(subject(sym.demangled))
-            if nvcc and sym.kind == "FUNC":
-                continue  # the kernels it registers, the unregistering function atexit runs
             if sym.kind == "FUNC" and sym.bind == "LOCAL":
                 todo.append((sec, sym.value, sym.value + max(sym.size, 1)))
             elif sym.kind == "FUNC":
@@ -731,7 +736,7 @@ def nvcc_generated(obj, sym, uses):
     """True when every reference to `sym` is code nvcc generates itself: atexit in the
     fatbinary's registration (which unregisters it at exit), exit(1) as the host body of a
     __device__ function (never called on the host)."""
-    if not uses or sym.name not in ("atexit", "exit"):
+    if not obj.nvcc or not uses or sym.name not in ("atexit", "exit"):
         return False
     for section, offset in uses:
         fn = obj.function_at(section, offset)
@@ -786,10 +791,13 @@ def check_references(obj, rules, loc):
     return ""
 
 
-def check_object(path, lab, submission, source_name, text, compiler="c++", course_defined=()):
-    """"" or the status line for one object that compiles the submission."""
+def check_object(path, lab, submission, source_name, text, compiler="c++", course_defined=(),
+                 nvcc=False):
+    """"" or the status line for one object that compiles the submission (`nvcc`: nvcc's host
+    object, whose registration code is nvcc's own; `compiler`: the host compiler, whose shared
+    libraries' exports a definition may not replace)."""
     obj = ObjectFile(path)
-    obj.lab = lab
+    obj.nvcc = nvcc
     rules = Rules(lab, compiler)
     loc = Located(obj, submission, source_name, text)
     return (check_startup(obj, loc) or check_definitions(obj, rules, loc, set(course_defined))
@@ -1017,7 +1025,8 @@ def check_build(build, submission, source):
             return f"its compiled code could not be checked: {out.name} was not built"
         try:
             problem = check_object(out, lab, submission, source.name, text, host_compiler(args),
-                                   course_objects_defined(out, student_objects))
+                                   course_objects_defined(out, student_objects),
+                                   nvcc=Path(args[0]).name.startswith("nvcc"))
         except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
             return f"its compiled code could not be checked: {e}"
         if problem:
