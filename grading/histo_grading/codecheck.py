@@ -277,6 +277,18 @@ def shared_library_exports(compiler):
     return frozenset(exports), frozenset(math)
 
 
+def _namespace_blocks(text, namespace):
+    """The bodies of `namespace NAME { ... }` in (comment-free) text, braces matched."""
+    blocks = []
+    for m in re.finditer(r"\bnamespace\s+" + namespace + r"\s*\{", text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        blocks.append(text[m.end():i - 1])
+    return blocks
+
+
 @functools.lru_cache(maxsize=None)
 def sim_names():
     """The histo_sim:: names that the simulator's kernel-side headers spell out."""
@@ -284,13 +296,14 @@ def sim_names():
     names = set(SIM_ALLOWED)
     for header in (root / "sim/include/cuda_runtime.h", root / "common/include/histo/kernel_launch.cuh"):
         try:
-            text = header.read_text()
+            text = "\n".join(_code_only(header.read_text().splitlines()))
         except OSError:
             continue
-        names |= {"histo_sim::" + n for n in re.findall(r"::histo_sim::(\w+)", text)}
+        names |= {"histo_sim::" + n for n in re.findall(r"\bhisto_sim::(\w+)", text)}
         # Inline helpers the header defines inside namespace histo_sim (to_bits, shuffle, ...).
-        for block in re.findall(r"namespace histo_sim \{(.*?)\n\}  // namespace histo_sim", text, re.S):
-            names |= {"histo_sim::" + n for n in re.findall(r"(?:^|\s)(\w+)\s*\(", block)}
+        for block in _namespace_blocks(text, "histo_sim"):
+            names |= {"histo_sim::" + n for n in re.findall(r"(?:^|\s)(\w+)\s*\(", block)
+                      if n not in ("sizeof", "static_assert", "void", "unsigned", "return", "if")}
             names |= {"histo_sim::" + n for n in re.findall(r"\b(?:struct|class|enum class|using)\s+(\w+)", block)}
             names |= {"histo_sim::" + n for n in re.findall(r"extern\s+[\w:*<> ]+?\b(\w+)\s*;", block)}
     return frozenset(names)
