@@ -58,7 +58,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .reads import _OUTPUT_FLAGS, _OUTPUT_FLAGS_WITH_VALUE, compile_commands_for
+from .reads import compile_commands_for, without_outputs
 
 TOOL_TIMEOUT = 120  # seconds for one binutils or preprocessor run
 
@@ -824,31 +824,33 @@ _ATTRIBUTES = ("constructor", "destructor", "section", "alias", "ifunc", "weakre
 _ATTRIBUTE_WORDS = re.compile(r"\b(?:__)?(" + "|".join(_ATTRIBUTES) + r")(?:__)?\b")
 
 
-def submission_lines(preprocessed, submission):
-    """[(line number, text)] of the preprocessed output that the submission's own lines made."""
+def file_lines(preprocessed, submission):
+    """(ours, line number, text, entered) for each line of preprocessed output: `ours` when the
+    submission's own lines made it; for a line marker (`# 12 "file" 1`), text is the file's name
+    and `entered` whether the file is entered there."""
     submission = Path(submission).resolve()
-    ours, line, found = False, 0, []
-    cache = {}
+    ours, line, cache = False, 0, {}
     for raw in preprocessed.split("\n"):
-        m = re.match(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"', raw)
+        m = re.match(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"(.*)$', raw)
         if m:
             line = int(m.group(1))
-            name = codecs_unescape(m.group(2))
+            name = re.sub(r"\\(.)", r"\1", m.group(2))
             if name not in cache:
                 try:
                     cache[name] = Path(name).resolve() == submission
                 except OSError:
                     cache[name] = False
             ours = cache[name]
+            yield ours, line, name, " 1" in f" {m.group(3)} "
             continue
-        if ours:
-            found.append((line, raw))
+        yield ours, line, raw, None
         line += 1
-    return found
 
 
-def codecs_unescape(text):
-    return re.sub(r"\\(.)", r"\1", text)
+def submission_lines(preprocessed, submission):
+    """[(line number, text)] of the preprocessed output that the submission's own lines made."""
+    return [(n, text) for ours, n, text, marker in file_lines(preprocessed, submission)
+            if ours and marker is None]
 
 
 def check_source_text(lines, source_name):
@@ -879,17 +881,7 @@ def preprocess(args, directory, work):
     """The compile command `args` run as its preprocessor alone, macro definitions kept (-dD):
     the preprocessed texts (nvcc: its host pass's and its device pass's, as nvcc -dryrun says it
     runs them)."""
-    kept, skip = [], False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a in _OUTPUT_FLAGS_WITH_VALUE:
-            skip = True
-            continue
-        if a in _OUTPUT_FLAGS or any(a.startswith(f + "=") for f in _OUTPUT_FLAGS_WITH_VALUE):
-            continue
-        kept.append(a)
+    kept = without_outputs(args)
     work = Path(work)
     if Path(kept[0]).name.startswith("nvcc"):
         dry = subprocess.run(kept + ["-c", "-o", str(work / "dry.o"), "-dryrun"], cwd=directory,
@@ -933,37 +925,20 @@ def check_macros(preprocessed, submission, source_name):
     definition: it would change that header's inline functions and templates in the
     submission's object (`#define private public`, a redefined name of the C++ library or of
     the course's headers), code the grader might then call."""
-    submission = Path(submission).resolve()
     active = {}  # macro -> the line that defined it
-    ours, line = False, 0
-    cache = {}
-    for raw in preprocessed.split("\n"):
-        m = re.match(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"(.*)$', raw)
-        if m:
-            line = int(m.group(1))
-            name = codecs_unescape(m.group(2))
-            if name not in cache:
-                try:
-                    cache[name] = Path(name).resolve() == submission
-                except OSError:
-                    cache[name] = False
-            ours = cache[name]
-            entered = " 1" in f" {m.group(3)} "
-            if entered and active and not ours and Path(name).is_file():
-                used = header_words(name, Path(name).stat().st_mtime) & active.keys()
-                if used:
-                    word = sorted(used, key=lambda w: active[w])[0]
-                    return (f"changes the code of a header it includes: the macro {word} "
-                            f"({source_name}:{active[word]})")
-            continue
-        if ours:
-            d = re.match(r"^#define\s+([A-Za-z_]\w*)", raw)
-            if d:
-                active[d.group(1)] = line
-            u = re.match(r"^#undef\s+([A-Za-z_]\w*)", raw)
-            if u:
-                active.pop(u.group(1), None)
-        line += 1
+    for ours, line, text, entered in file_lines(preprocessed, submission):
+        if entered and active and not ours and Path(text).is_file():
+            used = header_words(text, Path(text).stat().st_mtime) & active.keys()
+            if used:
+                word = sorted(used, key=lambda w: active[w])[0]
+                return (f"changes the code of a header it includes: the macro {word} "
+                        f"({source_name}:{active[word]})")
+        elif ours and entered is None:
+            d = re.match(r"^#(define|undef)\s+([A-Za-z_]\w*)", text)
+            if d and d.group(1) == "define":
+                active[d.group(2)] = line
+            elif d:
+                active.pop(d.group(2), None)
     return ""
 
 

@@ -193,7 +193,8 @@ _OUTPUT_FLAGS = {"-c", "-MD", "-MMD", "--generate-dependencies-with-compile",
                  "--generate-nonsystem-dependencies-with-compile", "-Winvalid-pch"}
 
 
-def preprocess_only(args, depfile, preprocessed):
+def without_outputs(args):
+    """A compile command without the flags that produce its outputs."""
     kept, skip = [], False
     for a in args:
         if skip:
@@ -205,6 +206,11 @@ def preprocess_only(args, depfile, preprocessed):
         if a in _OUTPUT_FLAGS or any(a.startswith(f + "=") for f in _OUTPUT_FLAGS_WITH_VALUE):
             continue
         kept.append(a)
+    return kept
+
+
+def preprocess_only(args, depfile, preprocessed):
+    kept = without_outputs(args)
     # -H also names each header as it is opened, so a run stopped by a missing header (which
     # writes no dependency file) still tells what it read before.
     if Path(kept[0]).name.startswith("nvcc"):

@@ -212,6 +212,21 @@ class WhatCodeMayUse(unittest.TestCase):
                 ('const char* s = "asm(constructor)"; // asm', "")]:
             self.assertEqual(codecheck.check_source_text([(3, text)], "x.cu"), status, text)
 
+    def test_a_macro_that_changes_a_header_included_after_it(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        header = Path(tmp.name) / "vector.h"
+        header.write_text("// private: not code\nclass V {\n private:\n  int n;\n};\n")
+        sub = Path(tmp.name) / "lab01_naive.cu"
+        pre = (f'# 1 "{sub}"\n#define BLOCK 256\n#define private public\n'
+               f'# 1 "{header}" 1\nclass V {{\n public:\n  int n;\n}};\n# 4 "{sub}" 2\n')
+        self.assertEqual(codecheck.check_macros(pre, sub, "lab01_naive.cu"),
+                         "changes the code of a header it includes: the macro private (lab01_naive.cu:2)")
+        # Undefined before the header, or defined after it: the header is its own.
+        for order in (f'# 1 "{sub}"\n#define private public\n#undef private\n# 1 "{header}" 1\n',
+                      f'# 1 "{header}" 1\nclass V {{}};\n# 2 "{sub}" 2\n#define private public\n'):
+            self.assertEqual(codecheck.check_macros(order, sub, "lab01_naive.cu"), "", order)
+
     def compiled(self, source, flags=()):
         compiler = shutil.which("g++") or shutil.which("c++")
         if not compiler:
