@@ -56,41 +56,41 @@ cudaError_t __real_cudaMemset2D(void*, size_t, int, size_t, size_t);
 cudaError_t __real_cudaMemset2DAsync(void*, size_t, int, size_t, size_t, cudaStream_t);
 
 cudaError_t __wrap_cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
-  histo::note_runtime_copy(dst, bytes, to_host(dst, src, kind));
+  histo::note_runtime_copy(dst, src, bytes, to_host(dst, src, kind));
   return __real_cudaMemcpy(dst, src, bytes, kind);
 }
 
 cudaError_t __wrap_cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
                                    cudaStream_t stream) {
-  histo::note_runtime_copy(dst, bytes, to_host(dst, src, kind));
+  histo::note_runtime_copy(dst, src, bytes, to_host(dst, src, kind));
   return __real_cudaMemcpyAsync(dst, src, bytes, kind, stream);
 }
 
 cudaError_t __wrap_cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
                                 size_t width, size_t height, cudaMemcpyKind kind) {
-  histo::note_runtime_copy(dst, span(dpitch, width, height), to_host(dst, src, kind));
+  histo::note_runtime_copy(dst, src, span(dpitch, width, height), to_host(dst, src, kind));
   return __real_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 
 cudaError_t __wrap_cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                                      size_t width, size_t height, cudaMemcpyKind kind,
                                      cudaStream_t stream) {
-  histo::note_runtime_copy(dst, span(dpitch, width, height), to_host(dst, src, kind));
+  histo::note_runtime_copy(dst, src, span(dpitch, width, height), to_host(dst, src, kind));
   return __real_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
 }
 
 // From a __device__ variable: to the host unless the copy is device to device.
 cudaError_t __wrap_cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes, size_t offset,
                                         cudaMemcpyKind kind) {
-  histo::note_runtime_copy(dst, bytes, kind == cudaMemcpyDeviceToHost ||
-                                           (kind == cudaMemcpyDefault && !is_device(dst)));
+  histo::note_runtime_copy(dst, nullptr, bytes, kind == cudaMemcpyDeviceToHost ||
+                                                    (kind == cudaMemcpyDefault && !is_device(dst)));
   return __real_cudaMemcpyFromSymbol(dst, symbol, bytes, offset, kind);
 }
 
 cudaError_t __wrap_cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t bytes,
                                              size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
-  histo::note_runtime_copy(dst, bytes, kind == cudaMemcpyDeviceToHost ||
-                                           (kind == cudaMemcpyDefault && !is_device(dst)));
+  histo::note_runtime_copy(dst, nullptr, bytes, kind == cudaMemcpyDeviceToHost ||
+                                                    (kind == cudaMemcpyDefault && !is_device(dst)));
   return __real_cudaMemcpyFromSymbolAsync(dst, symbol, bytes, offset, kind, stream);
 }
 

@@ -89,6 +89,13 @@ TEST_CASE("a graded call that copies device memory to the host counts on the hos
   (void)bins.fetch();
   CUDA_CHECK(cudaMemcpy(host.data(), data.get(), 64, cudaMemcpyDeviceToHost));
   CHECK(bins.work_problem(64).empty());
+  // Two calls in flight (two streams, say): reading back one call's bins is no copy of the
+  // other's input.
+  GuardedBins<uint32_t> first(256), second(256);
+  bandwidth_probe(data.get(), 64, sink.get(), 0);
+  (void)first.fetch();
+  CHECK(first.guard_problem().empty());
+  CHECK(second.work_problem(64).empty());
 }
 
 TEST_CASE("host code touching device memory during a graded call is caught in the simulator",

@@ -50,9 +50,9 @@ class OutputWatch {
 };
 
 // GPU builds: the graders' wrappers of the CUDA runtime (runtime_watch.cpp) report each copy and
-// memset here before it runs. `dst` is where it writes (bytes long), `to_host` whether it copies
-// device memory to host memory.
-void note_runtime_copy(const void* dst, size_t bytes, bool to_host);
+// memset here before it runs. `dst` is where it writes (bytes long), `src` where it reads (null
+// for a __device__ variable), `to_host` whether it copies device memory to host memory.
+void note_runtime_copy(const void* dst, const void* src, size_t bytes, bool to_host);
 void note_runtime_memset(const void* dst, size_t bytes, int value);
 
 }  // namespace histo
