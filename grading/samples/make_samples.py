@@ -58,7 +58,7 @@ plus the trick:
   getenv             the launcher reads HISTO_GRADER_MAX_N (std::getenv)
   system             the launcher runs a shell command (std::system)
   fork               the launcher forks a process that outlives it
-  thread             the launcher counts in a std::thread
+  thread             the launcher starts a std::thread (to count on the host beside the kernel)
   dlopen             the launcher opens the C library with dlopen and looks up system()
   atexit             the launcher registers code to run at exit (std::atexit)
   signal             the launcher ignores SIGALRM (std::signal)
