@@ -98,7 +98,12 @@ function(histo_add_lab)
       target_link_libraries(${lib} PUBLIC histo_common)
       set(grader ${ARG_LAB}_${side}_grader)
       add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp ${private_tests})
-      target_link_libraries(${grader} PRIVATE ${lib} histo_grading)
+      # The course's libraries before the lab's (here and for the simulator's grader): where
+      # both define the same inline function or template instantiation, the linker keeps the
+      # first, the course's. Every copy and memset goes through the runtime watch first
+      # (common/src/runtime_watch.cpp).
+      target_link_libraries(${grader} PRIVATE histo_grading histo_common Catch2::Catch2 ${lib}
+                            histo_runtime_watch)
       target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
       histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}" gpu)
       histo_add_sanitizer_tests(${grader} ${ARG_LAB} ${side})
@@ -112,7 +117,8 @@ function(histo_add_lab)
       histo_sim_trace(${lib})
       set(grader ${ARG_LAB}_${side}_sim_grader)
       add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp ${private_tests})
-      target_link_libraries(${grader} PRIVATE ${lib} histo_grading_sim)
+      target_link_libraries(${grader} PRIVATE histo_grading_sim histo_common_sim histo_sim
+                            Catch2::Catch2 ${lib})
       target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
       histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}" sim)
     endif()

@@ -102,6 +102,7 @@ std::string compare_bins(const std::vector<uint64_t>& expected, const std::vecto
 
 template <typename T>
 std::string GuardedBins<T>::guard_problem() const {
+  watch_.end_call();
   const std::vector<T> all = buffer_.download();
   const T poison = poison_value<T>();
   size_t before = 0, after = 0;

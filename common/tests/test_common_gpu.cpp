@@ -6,6 +6,9 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <string>
+#include <vector>
+
 using namespace histo;
 
 TEST_CASE("GPU detection gives a reason whenever it finds no usable GPU", "[cpu]") {
@@ -49,10 +52,83 @@ TEST_CASE("the bins tell a kernel's counts from counts the host copied in", "[gp
   CHECK(bins.work_problem(100).empty());
   const std::vector<uint32_t> counts(256, 1);
   CUDA_CHECK(cudaMemcpy(bins.get(), counts.data(), 256 * sizeof(uint32_t), cudaMemcpyHostToDevice));
-  // Only the simulator sees the host's copies; on a GPU the launch check is what remains.
-  if (kSimulator) CHECK(bins.work_problem(100).find("cudaMemcpy") != std::string::npos);
+  // The simulator's runtime sees the host's copies; on a GPU the graders' wrappers of the
+  // runtime do (runtime_watch.cpp).
+  CHECK(bins.work_problem(100).find("the host wrote into the output: 1 cudaMemcpy") != std::string::npos);
   bins.poison();  // starts afresh
   CHECK(bins.work_problem(100).find("no kernel was launched") != std::string::npos);
+}
+
+TEST_CASE("a graded call that copies device memory to the host counts on the host", "[gpu]") {
+  // The hazard: a launcher that copies its input over, counts it on the host and hands the
+  // counts to a kernel (by value, say), which writes them. The bins watch every copy of device
+  // memory to the host until the grader reads them back.
+  require_gpu();
+  DeviceBuffer<uint8_t> data(64);
+  CUDA_CHECK(cudaMemset(data.get(), 7, data.bytes()));
+  std::vector<uint8_t> host(64);
+  for (const cudaMemcpyKind kind : {cudaMemcpyDeviceToHost, cudaMemcpyDefault}) {
+    INFO("copy kind " << int(kind));
+    GuardedBins<uint32_t> bins(256);
+    DeviceBuffer<uint32_t> sink(1);
+    bandwidth_probe(data.get(), 64, sink.get(), 0);
+    CUDA_CHECK(cudaMemcpy(host.data(), data.get(), 64, kind));
+    CHECK(bins.work_problem(64).find("copied 64 bytes of device memory to the host during the "
+                                     "graded call") != std::string::npos);
+  }
+  // Copies to the device, or within it, are no host counting; nor are the grader's own copies
+  // once the call is over (fetch).
+  GuardedBins<uint32_t> bins(256);
+  DeviceBuffer<uint8_t> other(64);
+  CUDA_CHECK(cudaMemcpy(other.get(), host.data(), 64, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(other.get(), data.get(), 64, cudaMemcpyDeviceToDevice));
+  CUDA_CHECK(cudaMemcpy(other.get(), data.get(), 64, cudaMemcpyDefault));
+  DeviceBuffer<uint32_t> sink(1);
+  bandwidth_probe(data.get(), 64, sink.get(), 0);
+  CHECK(bins.work_problem(64).empty());
+  (void)bins.fetch();
+  CUDA_CHECK(cudaMemcpy(host.data(), data.get(), 64, cudaMemcpyDeviceToHost));
+  CHECK(bins.work_problem(64).empty());
+  // Two calls in flight (two streams, say): reading back one call's bins is no copy of the
+  // other's input.
+  GuardedBins<uint32_t> first(256), second(256);
+  bandwidth_probe(data.get(), 64, sink.get(), 0);
+  (void)first.fetch();
+  CHECK(first.guard_problem().empty());
+  CHECK(second.work_problem(64).empty());
+}
+
+TEST_CASE("host code touching device memory during a graded call is caught in the simulator",
+          "[gpu]") {
+  // On a GPU the host cannot dereference a device pointer (it crashes); in the simulator device
+  // memory is host memory, protected from host code while a graded call runs.
+  if (!kSimulator) SKIP("a GPU crashes on it instead: nothing to check");
+  DeviceBuffer<uint8_t> data(64);
+  CUDA_CHECK(cudaMemset(data.get(), 7, data.bytes()));
+  {
+    GuardedBins<uint32_t> bins(256);
+    DeviceBuffer<uint32_t> sink(1);
+    bandwidth_probe(data.get(), 64, sink.get(), 0);
+    const volatile uint8_t* d = data.get();
+    CHECK(d[5] == 7);  // the read goes through, and is recorded
+    CHECK(bins.work_problem(64).find("host code touched device memory outside the CUDA "
+                                     "runtime's calls during the graded call (a read of byte 5 of "
+                                     "the 64-byte buffer") != std::string::npos);
+  }
+  {
+    GuardedBins<uint32_t> bins(256);
+    volatile uint32_t* d_bins = bins.get();
+    d_bins[3] = 1;  // byte 12 of the bins, past the 64 guard words before them
+    const std::string problem = bins.work_problem(0);
+    CHECK(problem.find("byte 268 of the") != std::string::npos);
+#if defined(__x86_64__)
+    CHECK(problem.find("(a write to byte 268") != std::string::npos);
+#endif
+    (void)bins.fetch();  // the call is over: the grader's own accesses are not the launcher's
+  }
+  // Outside a graded call nothing is protected.
+  const volatile uint8_t* d = data.get();
+  CHECK(d[0] == 7);
 }
 
 TEST_CASE("an impossible allocation throws a CudaError that names the sizes", "[gpu]") {

@@ -14,11 +14,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import engines, ncu, results, sandbox, slots, tests
+from . import codecheck, engines, ncu, results, sandbox, slots, tests
 from .common import (BUILD_LOG_LIMIT, GRADING, OUTPUT_LIMIT, ROOT, env_int, lab_folder, say,
                      truncate, usable_cores, within)
 from .reads import ReadPolicy, compile_read_problem, student_messages
-from . import codecheck
 from .submissions import submissions_of, take_source
 
 
@@ -224,14 +223,10 @@ class Grading:
                 record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
                 return False, "", log
             if targets is not graders:
-                problem = codecheck.check_build(build, self.lab, source, self.engine_kind())
+                problem = codecheck.check_build(build, tree / self.folder / self.source_name, source)
                 if problem:
                     return False, problem, log + problem + "\n"
         return True, "", log
-
-    def engine_kind(self):
-        """What compiled the submission's objects: nvcc (a GPU build) or the simulator's C++."""
-        return "nvcc" if self.engine == "gpu" else "sim"
 
     def grade(self, name, entry, gpu_queue):
         source, problem = take_source(entry, self.source_name)

@@ -133,12 +133,15 @@ def string_literals(text):
 
 def embedding(text):
     """(file, how) when a source embeds a file's bytes: #embed, or .incbin (or .include) in
-    inline assembly, however its string is spelled (split, escaped, built by macros); else None."""
+    inline assembly, however its string is spelled (split, escaped, built by macros of the
+    preprocessor or of the assembler: `.inc\\()bin` in a .macro is .incbin); else None."""
     m = (re.search(r'^\s*#\s*embed\s*[<"]([^>"\n]*)', text, re.M)
          or re.search(r'__has_embed\s*\(\s*[<"]([^>"\n]*)', text))
     if m:
         return m.group(1), "#embed"
     for literal in string_literals(text):
+        # Inside an assembler .macro, \() joins what is around it: .inc\()bin reads .incbin.
+        literal = literal.replace("\\()", "")
         m = (re.search(r"\b(incbin)\b\s*\"?([^\"\n]*)", literal, re.I)
              or re.search(r"(?:^|[\n;])\s*\.(include)\b\s*\"?([^\"\n]*)", literal, re.I))
         if m:
@@ -189,7 +192,8 @@ _OUTPUT_FLAGS = {"-c", "-MD", "-MMD", "--generate-dependencies-with-compile",
                  "--generate-nonsystem-dependencies-with-compile", "-Winvalid-pch"}
 
 
-def preprocess_only(args, depfile, preprocessed):
+def without_outputs(args):
+    """A compile command without the flags that produce its outputs."""
     kept, skip = [], False
     for a in args:
         if skip:
@@ -201,6 +205,11 @@ def preprocess_only(args, depfile, preprocessed):
         if a in _OUTPUT_FLAGS or any(a.startswith(f + "=") for f in _OUTPUT_FLAGS_WITH_VALUE):
             continue
         kept.append(a)
+    return kept
+
+
+def preprocess_only(args, depfile, preprocessed):
+    kept = without_outputs(args)
     # -H also names each header as it is opened, so a run stopped by a missing header (which
     # writes no dependency file) still tells what it read before.
     if Path(kept[0]).name.startswith("nvcc"):

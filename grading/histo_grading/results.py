@@ -94,6 +94,10 @@ def counted_elsewhere(tests):
         how.append("no kernel launched")
     if "the host wrote into the output" in said:
         how.append("bins copied in from the host (cudaMemcpy into d_bins)")
+    if "of device memory to the host during the graded call" in said:
+        how.append("device memory copied to the host during the call (cudaMemcpy from d_in)")
+    if "host code touched device memory" in said:
+        how.append("host code read or wrote device memory directly (d_in, d_bins)")
     return "counts on the host, not in its kernel: " + ", ".join(how or ["see the kernel tests"])
 
 

@@ -14,7 +14,9 @@ OUT_DIR/sNN-<kind>/<folder>.cu, one folder per made-up student, kinds in a fixed
   crash        a null-pointer write in the first answer, on the host
   chatty       correct, but prints about 5 MB of debug lines
   escape       correct, but writes a file two folders up from where its tests run (the
-               grading output folder) and appends to the grader source it was compiled beside
+               grading output folder) and appends to the grader source it was compiled beside;
+               it calls fopen, which a submission may not (histo_grading/codecheck.py): it is
+               refused before any of its code runs
 The first answer region is the one the CPU tests reach in every lab, so each kind shows its
 effect without a GPU. Nothing is random: the same N gives the same samples.
 
@@ -35,6 +37,37 @@ status naming the trick (CTest grading.cheats):
   host-count         the launcher copies the input to the host, counts there and copies the
                      bins back: no kernel launched
   host-count-dummy   the same, after launching a kernel that does nothing
+  host-count-byvalue the input copied to the host and counted there, the bins handed to a kernel
+                     by value, which stores them: a kernel wrote d_bins, the host counted
+  decoy-memcpy       a kernel over the full grid that counts nothing, then the host reads d_in
+                     and memcpy's its counts into d_bins through the device pointers (only the
+                     simulator's memory lets it; its runtime protects device memory from host code)
+  kernel-calls-reference  a "kernel" that calls histo::reference_histogram (builds only in the
+                     simulator, where kernels are host code)
+  incbin-macro       the skeleton plus an assembler .macro whose body spells .inc\()bin with the
+                     solution's path
+Cheats on what the submission's code may use (histo_grading/codecheck.py), each the solution
+plus the trick:
+  ctor-exit          an __attribute__((constructor)) that calls _exit(0) before any test runs
+  defines-main       a main() that returns 0 (the grader's own main never runs)
+  ctor-setenv-maxn   a constructor that sets HISTO_GRADER_MAX_N=1 (the graders' largest input)
+  ctor-setenv-hazards  a racy d_bins[v]++ kernel, and a constructor that sets HISTO_SIM_HAZARDS=0
+  ctor-read-private  a constructor that walks up from the working folder and prints
+                     grading/private/<lab>/*.cpp and the solution
+  static-object      a static object whose constructor sets HISTO_GRADER_MAX_N=1
+  getenv             the launcher reads HISTO_GRADER_MAX_N (std::getenv)
+  system             the launcher runs a shell command (std::system)
+  fork               the launcher forks a process that outlives it
+  thread             the launcher starts a std::thread (to count on the host beside the kernel)
+  dlopen             the launcher opens the C library with dlopen and looks up system()
+  atexit             the launcher registers code to run at exit (std::atexit)
+  signal             the launcher ignores SIGALRM (std::signal)
+  libc-redefine      an extern "C" memcmp that always answers "equal", for the grader to call
+  course-redefine    its own histo::grading_size_limit(), the graders' largest input
+  inline-asm         an empty asm statement in host code
+  macro-private      `#define private public` before the solution's #includes, which changes the
+                     code of every header it includes
+  section-init       a function pointer placed in .init_array with __attribute__((section))
 """
 import argparse
 import os
@@ -103,16 +136,173 @@ __asm__(".pushsection .rodata\\n.incbin \\"{path}\\"\\n.popsection");
 """
 
 
+def replace_first_launch(solution, code, extra):
+    """The solution with its first launch of a kernel on d_bins replaced by `code` (formatted with
+    the launch's indent and kernel), and `extra` added after the last #include."""
+    launch = re.search(r"^( *)histo::launch\((\w+(?:<[^>]*>)?)[^;]*\bd_bins\b[^;]*\);\n", solution, re.M)
+    text = (solution[:launch.start()] + code.format(indent=launch.group(1), kernel=launch.group(2))
+            + solution[launch.end():])
+    last_include = list(re.finditer(r"^#include .*\n", text, re.M))[-1]
+    includes = "".join(l + "\n" for l in extra.splitlines() if l.startswith("#include"))
+    code = "\n".join(l for l in extra.splitlines() if not l.startswith("#include"))
+    lab = re.search(r"^namespace (lab\d\d) \{", solution, re.M).group(1)
+    if code.strip():  # the cheat's own kernels and types, in the lab's namespace as its code is
+        includes += f"\nnamespace {lab} {{\n{code.strip()}\n}}  // namespace {lab}\n"
+    return text[:last_include.end()] + includes + text[last_include.end():]
+
+
 def host_counting(solution, dummy):
     """The solution with its first launch of a kernel on d_bins replaced by counting on the host."""
-    launch = re.search(r"^( *)histo::launch\(\w+[^;]*\bd_bins\b[^;]*\);\n", solution, re.M)
-    code = HOST_COUNT.format(indent=launch.group(1))
+    code = HOST_COUNT
     if dummy:
-        code += f"{launch.group(1)}histo::launch(looks_busy_kernel, 1, 32, 0, stream, d_bins);\n"
-    text = solution[:launch.start()] + code + solution[launch.end():]
-    last_include = list(re.finditer(r"^#include .*\n", text, re.M))[-1]
-    extra = "#include <vector>\n" + (LOOKS_BUSY if dummy else "")
-    return text[:last_include.end()] + extra + text[last_include.end():]
+        code += "{indent}histo::launch(looks_busy_kernel, 1, 32, 0, stream, d_bins);\n"
+    return replace_first_launch(solution, code, "#include <vector>\n" + (LOOKS_BUSY if dummy else ""))
+
+
+# Host counting in the launcher, with a kernel that writes d_bins from counts passed by value.
+HOST_COUNT_BYVALUE = """{indent}{{  // counts on the host; a kernel only stores what it is handed
+{indent}  CUDA_CHECK(cudaStreamSynchronize(stream));
+{indent}  std::vector<uint8_t> h_copy(n);
+{indent}  CUDA_CHECK(cudaMemcpy(h_copy.data(), d_in, n, cudaMemcpyDeviceToHost));
+{indent}  HostCounts counts{{}};
+{indent}  for (uint8_t b : h_copy) ++counts.bins[b];
+{indent}  histo::launch(store_counts_kernel, 1, histo::kNumBins, 0, stream, counts, d_bins);
+{indent}}}
+"""
+STORE_COUNTS = """
+// Stores counts it is handed by value (counted on the host).
+struct HostCounts {
+  uint32_t bins[histo::kNumBins];
+};
+__global__ void store_counts_kernel(HostCounts counts, uint32_t* d_bins) {
+  const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < histo::kNumBins) d_bins[b] = counts.bins[b];
+}
+"""
+# A kernel over the full grid that counts nothing, then the host counts through the pointers.
+DECOY_MEMCPY = """{indent}histo::launch(decoy_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+{indent}{{  // the host counts d_in and writes d_bins directly (device memory is host memory here)
+{indent}  CUDA_CHECK(cudaStreamSynchronize(stream));
+{indent}  uint32_t h_counts[histo::kNumBins] = {{}};
+{indent}  for (size_t i = 0; i < n; ++i) ++h_counts[d_in[i]];
+{indent}  std::memcpy(d_bins, h_counts, sizeof h_counts);
+{indent}}}
+"""
+DECOY_KERNEL = """
+// Reads its share of the input and counts nothing.
+__global__ void decoy_kernel(const uint8_t* d_in, size_t n, uint32_t* d_bins) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n && d_in[i] == 0 && d_bins == nullptr) return;
+}
+"""
+CALLS_REFERENCE = """{indent}histo::launch(reference_kernel, 1, 32, 0, stream, d_in, n, d_bins);
+"""
+REFERENCE_KERNEL = """
+// A "kernel" that asks the CPU reference (the simulator runs kernels as host code).
+__global__ void reference_kernel(const uint8_t* d_in, size_t n, uint32_t* d_bins) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    const std::vector<uint32_t> counts = histo::reference_histogram(d_in, n);
+    for (int b = 0; b < histo::kNumBins; ++b) d_bins[b] = counts[b];
+  }
+}
+"""
+INCBIN_MACRO = """
+#ifndef __CUDA_ARCH__
+// The solution's bytes, embedded by an assembler macro whose body spells the directive in two.
+__asm__(".macro embed_answer\\n.pushsection .rodata\\n.inc\\\\()bin \\"{path}\\"\\n.popsection\\n"
+        ".endm\\nembed_answer");
+#endif
+"""
+# Host code added at the end of the solution, and where each trick sits.
+AT_END = {
+    "ctor-exit": """
+#include <unistd.h>
+// Ends the grader before any test runs: exit code 0, nothing failed.
+__attribute__((constructor)) static void finish_before_the_tests() { _exit(0); }
+""",
+    "defines-main": """
+// The grader's own main never runs: this one passes.
+int main() { return 0; }
+""",
+    "ctor-setenv-maxn": """
+#include <cstdlib>
+// Shrinks every graded input to one byte.
+__attribute__((constructor)) static void smaller_inputs() { setenv("HISTO_GRADER_MAX_N", "1", 1); }
+""",
+    "ctor-setenv-hazards": """
+#include <cstdlib>
+// Turns the simulator's race checks off, so the plain ++ goes unnoticed.
+__attribute__((constructor)) static void no_race_checks() { setenv("HISTO_SIM_HAZARDS", "0", 1); }
+""",
+    "ctor-read-private": """
+#include <dirent.h>
+#include <cstdio>
+#include <string>
+// Prints the private tests and the solution, wherever they are above the working folder.
+__attribute__((constructor)) static void show_private_tests() {
+  std::string up;
+  for (int depth = 0; depth < 12; ++depth, up += "../") {
+    const std::string folder = up + "grading/private/{lab}";
+    if (DIR* d = opendir(folder.c_str())) {
+      while (dirent* e = readdir(d)) {
+        const std::string path = folder + "/" + e->d_name;
+        if (FILE* f = std::fopen(path.c_str(), "r")) {
+          char line[512];
+          while (std::fgets(line, sizeof line, f)) std::fputs(line, stdout);
+          std::fclose(f);
+        }
+      }
+      closedir(d);
+    }
+    if (FILE* f = std::fopen((up + "solutions/{folder}/{folder}.cu").c_str(), "r")) {
+      char line[512];
+      while (std::fgets(line, sizeof line, f)) std::fputs(line, stdout);
+      std::fclose(f);
+    }
+  }
+}
+""",
+    "static-object": """
+#include <cstdlib>
+// Its constructor runs before the tests do.
+struct SmallerInputs {
+  SmallerInputs() { setenv("HISTO_GRADER_MAX_N", "1", 1); }
+};
+static SmallerInputs smaller_inputs;
+""",
+    "libc-redefine": """
+#include <cstring>
+// Every comparison the grader makes with memcmp now says "equal".
+extern "C" int memcmp(const void*, const void*, size_t) noexcept { return 0; }
+""",
+    "course-redefine": """
+#include "histo/grading.hpp"
+// The graders' largest input: one byte.
+namespace histo {
+size_t grading_size_limit() { return 1; }
+}  // namespace histo
+""",
+    "section-init": """
+// Runs before the tests: a pointer in .init_array, placed there by hand.
+static void early() { volatile int ran = 1; (void)ran; }
+__attribute__((section(".init_array"), used)) static void (*run_early)() = early;
+""",
+}
+# Host code added at the start of the first answer region (which the CPU tests reach).
+IN_FIRST_ANSWER = {
+    "getenv": '  {{ volatile const char* seen = std::getenv("HISTO_GRADER_MAX_N"); (void)seen; }}\n',
+    "system": '  {{ static bool ran = false; if (!ran) {{ ran = true; (void)std::system("cat /etc/passwd"); }} }}\n',
+    "fork": "  {{ static bool forked = false; if (!forked) {{ forked = true; if (fork() == 0) _exit(0); }} }}\n",
+    "thread": "  {{ std::thread helper([] {{}}); helper.join(); }}\n",
+    "dlopen": ('  {{ if (void* c = dlopen("libc.so.6", RTLD_NOW)) {{ volatile void* s = dlsym(c, "system"); '
+               "(void)s; }} }}\n"),
+    "atexit": "  {{ static bool once = false; if (!once) {{ once = true; std::atexit([] {{}}); }} }}\n",
+    "signal": "  {{ std::signal(SIGALRM, SIG_IGN); }}\n",
+    "inline-asm": '  {{ asm volatile("" ::: "memory"); }}\n',
+}
+INCLUDES_FOR = {"getenv": "<cstdlib>", "system": "<cstdlib>", "fork": "<unistd.h>",
+                "thread": "<thread>", "dlopen": "<dlfcn.h>", "atexit": "<cstdlib>",
+                "signal": "<csignal>"}
 
 
 def cheat(kind, lab, folder, skeleton, solution, grading_out):
@@ -147,6 +337,30 @@ def cheat(kind, lab, folder, skeleton, solution, grading_out):
         return name, skeleton + INCBIN.format(path=answer), None
     if kind in ("host-count", "host-count-dummy"):
         return name, host_counting(solution, kind == "host-count-dummy"), None
+    if kind == "host-count-byvalue":
+        return name, replace_first_launch(solution, HOST_COUNT_BYVALUE, "#include <vector>\n" + STORE_COUNTS), None
+    if kind == "decoy-memcpy":
+        return name, replace_first_launch(solution, DECOY_MEMCPY, "#include <cstring>\n" + DECOY_KERNEL), None
+    if kind == "kernel-calls-reference":
+        text = replace_first_launch(solution, CALLS_REFERENCE, "#include <vector>\n" + REFERENCE_KERNEL)
+        if '#include "histo/reference.hpp"' not in text:
+            text = '#include "histo/reference.hpp"\n' + text
+        return name, text, None
+    if kind == "incbin-macro":
+        return name, skeleton + INCBIN_MACRO.format(path=answer), None
+    if kind in AT_END:
+        text = solution
+        if kind == "ctor-setenv-hazards":
+            # The racy kernel of the issue: a plain ++ on the global bin.
+            text = re.sub(r"atomicAdd\(&(d_bins\[[^;]*\]), 1u?\);", r"\1++;", text, count=1)
+        return name, text + AT_END[kind].replace("{lab}", lab).replace("{folder}", folder), None
+    if kind == "macro-private":
+        return name, "// Opens every class of the headers below to this file.\n#define private public\n" + solution, None
+    if kind in IN_FIRST_ANSWER:
+        code = "#ifndef __CUDA_ARCH__\n" + IN_FIRST_ANSWER[kind].format() + "#endif\n"
+        text = insert_after_first_answer(solution, lab, code)
+        include = INCLUDES_FOR.get(kind)
+        return name, (f"#include {include}\n" if include else "") + text, None
     return None
 
 

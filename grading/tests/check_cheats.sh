@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CTest "grading.cheats": grades one sample submission of each cheat (grading/samples, kinds
-# include-* ... host-count-dummy) beside an honest correct one, and checks that every cheat scores
+# include-* ... macro-private) beside an honest correct one, and checks that every cheat scores
 # 0 with a status naming its trick, that none of their results.json files holds a line of the
 # grader's files (the solution's answers, /etc/passwd), and that the honest one scores every point.
 # usage: check_cheats.sh WORK_DIR   (GRADE_PRESET, GRADE_LABELS, GRADE_CMAKE_ARGS as for grade.py)
@@ -13,9 +13,12 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 work=$(cd "$work" && pwd)
 kinds=correct,include-relative,include-absolute,include-macro,include-nested,has-include
 kinds+=,include-other-lab,include-passwd,symlink-file,symlink-folder,symlink-passwd,incbin
-kinds+=,host-count,host-count-dummy
+kinds+=,host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-reference
+kinds+=,incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private
+kinds+=,static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine
+kinds+=,course-redefine,inline-asm,section-init,macro-private
 python3 "$root/grading/samples/make_samples.py" --lab "$lab" --kinds "$kinds" \
-  --grading-out "$work/out" 14 "$work/subs" || exit 1
+  --grading-out "$work/out" "$(tr ',' '\n' <<<"$kinds" | wc -l)" "$work/subs" || exit 1
 python3 "$root/grading/grade.py" run "$lab" "$work/subs" "$work/out" || { echo "FAIL: grade.py failed"; exit 1; }
 
 python3 - "$work/out" "$root" "$lab" <<'PY'
@@ -37,6 +40,28 @@ expect = {  # submission -> what its status must say
     "s12-incbin": f"includes a file it may not: solutions/{folder}/{folder}.cu (.incbin in inline assembly)",
     "s13-host-count": "counts on the host, not in its kernel: no kernel launched",
     "s14-host-count-dummy": "counts on the host, not in its kernel: bins copied in from the host",
+    "s15-host-count-byvalue": "counts on the host, not in its kernel: device memory copied to the host",
+    "s16-decoy-memcpy": "counts on the host, not in its kernel: host code read or wrote device memory",
+    "s17-kernel-calls-reference": "calls the course's host code: histo::reference_histogram (",
+    "s18-incbin-macro": f"includes a file it may not: solutions/{folder}/{folder}.cu (.incbin in inline assembly)",
+    "s19-ctor-exit": "runs code outside the tests: a constructor (",
+    "s20-defines-main": "defines main (",
+    "s21-ctor-setenv-maxn": "runs code outside the tests: a constructor (",
+    "s22-ctor-setenv-hazards": "runs code outside the tests: a constructor (",
+    "s23-ctor-read-private": "runs code outside the tests: a constructor (",
+    "s24-static-object": "runs code outside the tests: a constructor that calls setenv (",
+    "s25-getenv": "uses what a submission may not: calls getenv (",
+    "s26-system": "uses what a submission may not: calls system (",
+    "s27-fork": "uses what a submission may not: calls fork (",
+    "s28-thread": "uses what a submission may not: calls std::thread",
+    "s29-dlopen": "uses what a submission may not: calls dl",
+    "s30-atexit": "uses what a submission may not: calls atexit (",
+    "s31-signal": "uses what a submission may not: calls signal (",
+    "s32-libc-redefine": "defines a function of the C library: memcmp (",
+    "s33-course-redefine": "defines the course's own code: histo::grading_size_limit (",
+    "s34-inline-asm": "holds inline assembly (",
+    "s35-section-init": "places its code where it may not: the section attribute (",
+    "s36-macro-private": "changes the code of a header it includes: the macro private (",
 }
 # Lines of the grader's files that a cheat must never get to see: the solution's answers (its
 # lines that the skeleton lacks) and the password file.

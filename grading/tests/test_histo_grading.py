@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """CTest "grading.unit": the pieces of grading/histo_grading that decide a status by themselves,
 on made-up inputs: what is taken from a submission, how an embedded file is found however it is
-spelled, how a dependency file is read, how a ThreadSanitizer report becomes "races (...)", what
+spelled, what a submission's code may use (its symbols, its source lines, and a few objects the
+host compiler makes of made-up sources), how a dependency file is read, how a ThreadSanitizer report becomes "races (...)", what
 of a compiler's messages a student sees, and the Nsight Compute mode's reading of ncu's CSV, its
 grouping per count_cost call and its comparison with the simulator (GRADE_NCU=1), and the
 verdict the grader reaches from a test's run and Catch2 report (never from its exit code alone)."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,6 +18,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from histo_grading import ncu, reads, sandbox, submissions, tests  # noqa: E402
+from histo_grading import codecheck, ncu, reads, submissions, tests  # noqa: E402
 
 LAB = "lab04_shared_privatized.cu"
 
@@ -111,6 +114,11 @@ class EmbeddedFiles(unittest.TestCase):
                      'asm("\\151ncbin \\"/etc/passwd\\"");']:            # an octal escape
             self.assertEqual(reads.embedding(text), ("/etc/passwd", ".incbin in inline assembly"), text)
 
+    def test_incbin_spelled_by_an_assembler_macro(self):
+        # Inside a .macro, \\() joins what is around it: .inc\\()bin is .incbin.
+        text = 'asm(".macro emb\\n.inc\\\\()bin \\"/etc/passwd\\"\\n.endm\\nemb");'
+        self.assertEqual(reads.embedding(text), ("/etc/passwd", ".incbin in inline assembly"))
+
     def test_embed_and_include_directives(self):
         self.assertEqual(reads.embedding('#embed "/etc/passwd"\n'), ("/etc/passwd", "#embed"))
         self.assertEqual(reads.embedding('asm(".section .rodata\\n.include \\"/a.s\\"\\n");'),
@@ -120,6 +128,139 @@ class EmbeddedFiles(unittest.TestCase):
         for text in ['printf("include the tail: %d\\n", n);', "int x = 1; // \"a comment",
                      'asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));']:
             self.assertIsNone(reads.embedding(text), text)
+
+
+class WhatCodeMayUse(unittest.TestCase):
+    """codecheck.py: the allowlist by name, the submission's preprocessed lines, and objects that
+    the host compiler makes of made-up sources."""
+
+    def setUp(self):
+        self.rules = codecheck.Rules("lab01", "c++")
+
+    def refused(self, demangled, raw=None):
+        return self.rules.allowed_reference(raw or demangled, demangled)
+
+    def test_names_without_templates_and_parameters(self):
+        self.assertEqual(codecheck.plain(
+            "histo::launch<unsigned char const*, unsigned long>(void (*)(unsigned char const*), dim3)"
+            "::{lambda(void*)#1}::__invoke"), "histo::launch::{lambda#1}::__invoke")
+        self.assertEqual(codecheck.plain("std::__cxx11::basic_string<char>::_M_create"),
+                         "std::basic_string::_M_create")
+        self.assertEqual(codecheck.plain("std::operator<< <std::char_traits<char> >"), "std::operator<<")
+        self.assertEqual(codecheck.subject("typeinfo for std::invalid_argument"), "std::invalid_argument")
+
+    def test_what_a_launcher_needs_is_allowed(self):
+        for name in ["cudaMalloc", "cudaMemcpyAsync", "cudaGetLastError", "cudaFuncSetAttribute",
+                     "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "__cudaLaunchKernel",
+                     "__cudaPushCallConfiguration", "cudaGetDeviceProperties_v2",
+                     "histo::prepare_output", "histo::throw_cuda_error", "histo::count_kernel_launch",
+                     "histo::resident_blocks_per_sm", "histo_sim::launch", "histo_sim::warp_collective",
+                     "histo_sim::g_current", "memcpy", "strlen", "printf", "snprintf", "stderr",
+                     "operator new", "operator delete", "__cxa_throw", "__cxa_guard_acquire",
+                     "__cxa_atexit", "_Unwind_Resume", "__gxx_personality_v0",
+                     "std::basic_string<char>::_M_create", "std::__throw_length_error",
+                     "std::basic_ostringstream<char>::basic_ostringstream",
+                     "vtable for __cxxabiv1::__class_type_info", "typeinfo for std::invalid_argument",
+                     "typeinfo for unsigned int", "std::_Rb_tree_increment",
+                     "__sanitizer_cov_trace_pc_guard", "__start___sancov_guards", "lab01::variants"]:
+            self.assertIsNone(self.refused(name), name)
+
+    def test_what_it_may_not_use_is_refused_with_a_reason(self):
+        for name in ["fopen", "open", "write", "getenv", "setenv", "system", "fork", "execve",
+                     "pthread_create", "signal", "sigaction", "exit", "_exit", "quick_exit", "atexit",
+                     "dlopen", "dlsym", "syscall", "std::thread::_M_start_thread",
+                     "std::basic_ifstream<char>::basic_ifstream", "std::filesystem::exists"]:
+            kind, why = self.refused(name)
+            self.assertEqual((kind, why), ("forbidden", codecheck.FORBIDDEN_WHY), name)
+        for name in ["cudaMallocHost", "cudaHostAlloc", "cudaMallocManaged", "cudaHostRegister"]:
+            self.assertIn("no host-visible memory", self.refused(name)[1], name)
+        self.assertIn("only the CUDA runtime calls a launcher needs", self.refused("cudaDeviceReset")[1])
+        for name in ["histo::reference_histogram", "histo::make_dataset", "histo::compare_bins",
+                     "histo::grading_size_limit", "histo_sim::watch_host_writes",
+                     "histo_sim::unwatch_host_writes", "Catch::AssertionHandler::handleExpr"]:
+            self.assertEqual(self.refused(name), ("course", ""), name)
+
+    def test_what_it_may_define(self):
+        ok = [("_ZN5lab017segmentEv", "lab01::segment", False),
+              ("_ZN5histo6launchIJPKhEEEvPFvDpT_E", "histo::launch<unsigned char const*>", True),
+              ("_ZNSt6vectorIjSaIjEE17_M_realloc_insertEv", "std::vector<unsigned int>::_M_realloc_insert", True),
+              ("_Z58__device_stub__ZN5lab0126histogram_segmented_kernelEPKhmPjPKhmPj",
+               "__device_stub__ZN5lab0126histogram_segmented_kernelEPKhmPj", False)]
+        for raw, name, weak in ok:
+            self.assertEqual(self.rules.allowed_definition(raw, name, weak), "", name)
+        self.assertEqual(self.rules.allowed_definition("main", "main", False), "main")
+        self.assertEqual(self.rules.allowed_definition("_ZN5histo18grading_size_limitEv",
+                                                       "histo::grading_size_limit", False), "course")
+        self.assertEqual(self.rules.allowed_definition("_ZN5histo11GuardedBinsIjE6poisonEv",
+                                                       "histo::GuardedBins<unsigned int>::poison", True), "course")
+        self.assertEqual(self.rules.allowed_definition("_Z6helperv", "helper", False), "other")
+        self.assertEqual(self.rules.allowed_definition("helper", "helper", False), "other")
+        if "memcmp" in self.rules.exports:  # where the C library could be read
+            self.assertEqual(self.rules.allowed_definition("memcmp", "memcmp", False), "library")
+
+    def test_assembly_and_attributes_on_the_submission_lines_only(self):
+        pre = ('# 1 "/sys/include/x.h" 3\n__asm__ ("" : : : "memory");\n'
+               '# 5 "/labs/lab01_naive.cu"\nint a;\n  asm volatile("");\n'
+               '# 1 "/sys/include/y.h" 3\nextern int f() __asm__("g");\n')
+        lines = codecheck.submission_lines(pre, "/labs/lab01_naive.cu")
+        self.assertEqual([n for n, _ in lines], [5, 6])
+        self.assertEqual(codecheck.check_source_text(lines, "lab01_naive.cu"),
+                         "holds inline assembly (lab01_naive.cu:6)")
+        for text, status in [
+                ("__attribute__((constructor)) static void f() {}", "runs code outside the tests: a constructor (x.cu:3)"),
+                ("[[gnu::destructor]] static void f() {}", "runs code outside the tests: a destructor (x.cu:3)"),
+                ('static int v __attribute__((used, section(".init_array")));',
+                 "places its code where it may not: the section attribute (x.cu:3)"),
+                ('const char* s = "asm(constructor)"; // asm', "")]:
+            self.assertEqual(codecheck.check_source_text([(3, text)], "x.cu"), status, text)
+
+    def test_a_macro_that_changes_a_header_included_after_it(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        header = Path(tmp.name) / "vector.h"
+        header.write_text("// private: not code\nclass V {\n private:\n  int n;\n};\n")
+        sub = Path(tmp.name) / "lab01_naive.cu"
+        pre = (f'# 1 "{sub}"\n#define BLOCK 256\n#define private public\n'
+               f'# 1 "{header}" 1\nclass V {{\n public:\n  int n;\n}};\n# 4 "{sub}" 2\n')
+        self.assertEqual(codecheck.check_macros(pre, sub, "lab01_naive.cu"),
+                         "changes the code of a header it includes: the macro private (lab01_naive.cu:2)")
+        # Undefined before the header, or defined after it: the header is its own.
+        for order in (f'# 1 "{sub}"\n#define private public\n#undef private\n# 1 "{header}" 1\n',
+                      f'# 1 "{header}" 1\nclass V {{}};\n# 2 "{sub}" 2\n#define private public\n'):
+            self.assertEqual(codecheck.check_macros(order, sub, "lab01_naive.cu"), "", order)
+
+    def compiled(self, source, flags=()):
+        compiler = shutil.which("g++") or shutil.which("c++")
+        if not compiler:
+            self.skipTest("no host C++ compiler")
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        src, obj = Path(tmp.name) / "lab01_naive.cu", Path(tmp.name) / "lab01_naive.o"
+        src.write_text(source)
+        subprocess.run([compiler, "-x", "c++", "-std=c++17", "-O2", *flags, "-c", str(src), "-o", str(obj)],
+                       check=True, capture_output=True)
+        return codecheck.check_object(obj, "lab01", src, "lab01_naive.cu", source, compiler)
+
+    def test_objects_the_host_compiler_makes(self):
+        cases = [
+            ("#include <cstdio>\nnamespace lab01 {\nvoid f(const char* p) {\n  std::FILE* f = std::fopen(p, \"r\");\n"
+             "  if (f) std::fclose(f);\n}\n}\n",
+             "uses what a submission may not: calls fopen (lab01_naive.cu:4): " + codecheck.FORBIDDEN_WHY),
+            ("int main() { return 0; }\n", "defines main (lab01_naive.cu:1)"),
+            ("#include <cstdlib>\nstruct S { S() { setenv(\"A\", \"1\", 1); } };\nstatic S s;\n",
+             "runs code outside the tests: a constructor that calls setenv (lab01_naive.cu"),
+            ("namespace lab01 { void g(); }\nvoid helper() { lab01::g(); }\n",
+             "defines helper outside namespace lab01 (lab01_naive.cu:2)"),
+            # A function-local static with a destructor (registered with __cxa_atexit), the
+            # registry pattern, std::cout and exceptions: allowed.
+            ("#include <iostream>\n#include <stdexcept>\n#include <vector>\nnamespace lab01 {\n"
+             "const std::vector<int>& table() { static const std::vector<int> t = {1, 2}; return t; }\n"
+             "int f(int x) { if (x < 0) throw std::invalid_argument(\"x\"); std::cout << x << std::endl;"
+             " return table()[0]; }\n}\n", ""),
+        ]
+        for source, status in cases:
+            found = self.compiled(source)
+            self.assertTrue(found.startswith(status) if status else found == "", (source, found))
 
 
 class DependencyFiles(unittest.TestCase):

@@ -682,6 +682,7 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     return;
   }
   before_stream_work(stream);
+  const DeviceAccess access;  // the kernel may touch device memory; host code may not
   hazards_before_launch();
   std::string failure;
   device_thread().run([&] {

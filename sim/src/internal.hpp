@@ -70,6 +70,29 @@ void remember_static_shared(const std::vector<LaunchCounters>& launches);
 // 1536-byte cudaMalloc allocation" where no line is known).
 std::string describe_device_address(uint64_t address);
 
+// ---- Host access to device memory during a graded call (host_access.cpp) ----------------------
+// Device allocations are whole pages (device_page_bytes()), registered here. While a grader
+// watches a graded call (protect_device_memory(true) .. (false)), host code cannot touch them:
+// a read or write faults and is recorded (host_accesses, host_access), and the program goes on.
+// The runtime's calls that touch device memory, and kernel launches, hold a DeviceAccess.
+size_t device_page_bytes();
+void device_pages_allocated(void* begin, size_t bytes);
+void device_pages_freed(void* begin);
+void protect_device_memory(bool on);
+struct DeviceAccess {
+  DeviceAccess();
+  ~DeviceAccess();
+  DeviceAccess(const DeviceAccess&) = delete;
+  DeviceAccess& operator=(const DeviceAccess&) = delete;
+};
+struct HostAccess {
+  uintptr_t address = 0;  // the device byte touched
+  uintptr_t pc = 0;       // the instruction that touched it (0: not known)
+  bool write = false;     // a store (known on x86-64 only)
+};
+uint64_t host_accesses();                // how many were recorded so far
+HostAccess host_access(uint64_t index);  // the index-th (or the oldest still kept)
+
 // The hazard checks (hazards.cpp): armed before a launch; after it, the first hazard found, as
 // the sentence the launch fails with ("" when none).
 void hazards_before_launch();

@@ -276,7 +276,7 @@ bool stream_is_valid(cudaStream_t stream) {
 
 }  // namespace histo_sim
 
-// ---- Grading hook (histo_sim_host_writes.h): host writes into watched output ranges --------
+// ---- Grading hook (histo_sim_host_writes.h): what the host did during a watched call ----------
 namespace histo_sim {
 namespace {
 
@@ -285,6 +285,11 @@ struct HostWrites {
   unsigned copies = 0;   // cudaMemcpy / cudaMemcpyAsync calls that reached it
   unsigned memsets = 0;  // cudaMemset / cudaMemsetAsync calls of a nonzero value that reached it
   size_t written = 0;    // bytes of the range they wrote
+  bool in_call = true;   // the graded call is still going (end_graded_call not yet called)
+  unsigned copies_out = 0;  // copies of device memory to the host during the call
+  size_t bytes_out = 0;
+  uint64_t accesses_before = 0;  // host accesses recorded before the call (host_access.cpp)
+  uint64_t accesses_after = 0;   // ... and when it ended
 };
 std::mutex g_watch_mutex;
 std::map<uintptr_t, HostWrites> g_watched;  // start of a watched range -> what reached it
@@ -300,16 +305,52 @@ void note_host_write(const void* dst, size_t bytes, bool copy) {
   }
 }
 
+// Called by cudaMemcpy when it copies device memory to host memory: counted against every
+// graded call under way, unless it reads back a watched output (a grader's own bins: with two
+// calls in flight, reading one call's bins is no copy of the other's input).
+void note_copy_to_host(const void* src, size_t bytes) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(src);
+  std::lock_guard<std::mutex> lock(g_watch_mutex);
+  for (const auto& [start, w] : g_watched)
+    if (a < start + w.bytes && start < a + bytes) return;
+  for (auto& [start, w] : g_watched) {
+    if (!w.in_call) continue;
+    w.copies_out += 1;
+    w.bytes_out += bytes;
+  }
+}
+
+void end_call(HostWrites& w) {
+  if (!w.in_call) return;
+  w.in_call = false;
+  w.accesses_after = host_accesses();
+  protect_device_memory(false);
+}
+
 }  // namespace
 
 void watch_host_writes(const void* begin, size_t bytes) {
   std::lock_guard<std::mutex> lock(g_watch_mutex);
-  g_watched[reinterpret_cast<uintptr_t>(begin)] = HostWrites{bytes};
+  auto it = g_watched.find(reinterpret_cast<uintptr_t>(begin));
+  if (it != g_watched.end()) end_call(it->second);
+  HostWrites& w = g_watched[reinterpret_cast<uintptr_t>(begin)];
+  w = HostWrites{bytes};
+  w.accesses_before = host_accesses();
+  protect_device_memory(true);
+}
+
+void end_graded_call(const void* begin) {
+  std::lock_guard<std::mutex> lock(g_watch_mutex);
+  const auto it = g_watched.find(reinterpret_cast<uintptr_t>(begin));
+  if (it != g_watched.end()) end_call(it->second);
 }
 
 void unwatch_host_writes(const void* begin) {
   std::lock_guard<std::mutex> lock(g_watch_mutex);
-  g_watched.erase(reinterpret_cast<uintptr_t>(begin));
+  const auto it = g_watched.find(reinterpret_cast<uintptr_t>(begin));
+  if (it == g_watched.end()) return;
+  end_call(it->second);
+  g_watched.erase(it);
 }
 
 void poisoned(const void* begin, size_t bytes) {
@@ -319,16 +360,31 @@ void poisoned(const void* begin, size_t bytes) {
     it->second.shadow->forget(reinterpret_cast<uintptr_t>(begin), bytes);
 }
 
-std::string host_writes_into(const void* begin) {
-  std::lock_guard<std::mutex> lock(g_watch_mutex);
-  const auto it = g_watched.find(reinterpret_cast<uintptr_t>(begin));
-  if (it == g_watched.end() || (!it->second.copies && !it->second.memsets)) return "";
-  const HostWrites& w = it->second;
-  std::string what;
-  if (w.copies) what = std::to_string(w.copies) + " cudaMemcpy/cudaMemcpyAsync";
-  if (w.memsets)
-    what += (what.empty() ? "" : " and ") + std::to_string(w.memsets) + " nonzero cudaMemset";
-  return what + " (" + std::to_string(w.written) + " bytes)";
+HostActivity host_activity(const void* begin) {
+  HostActivity a;
+  uint64_t first = 0, last = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_watch_mutex);
+    const auto it = g_watched.find(reinterpret_cast<uintptr_t>(begin));
+    if (it == g_watched.end()) return a;
+    const HostWrites& w = it->second;
+    a.copies_in = w.copies;
+    a.memsets_in = w.memsets;
+    a.bytes_in = w.written;
+    a.copies_out = w.copies_out;
+    a.bytes_out = w.bytes_out;
+    first = w.accesses_before;
+    last = w.in_call ? host_accesses() : w.accesses_after;
+  }
+  if (last > first) {
+    const HostAccess seen = host_access(first);
+    a.host_accesses = unsigned(last - first);
+    a.first_access = std::string(seen.write ? "a write to " : "a read of ") +
+                     describe_device_address(seen.address);
+    const std::string line = seen.pc ? source_line(seen.pc) : "?";
+    if (line != "?") a.first_access += " at " + line;
+  }
+  return a;
 }
 
 void set_device_memory(size_t bytes) {
@@ -351,10 +407,14 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
                     std::to_string((g_global_bytes - g_device_used) >> 20) + " MiB free of " +
                     std::to_string(g_global_bytes >> 20) + " MiB");
   const size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, rounded);
+  // Whole pages, so that a graded call can protect them from host code (host_access.cpp).
+  const size_t page = device_page_bytes();
+  const size_t pages = (rounded + page - 1) / page * page;
+  void* p = std::aligned_alloc(page, pages);
   if (!p) return fail(cudaErrorMemoryAllocation, "out of memory: the host could not allocate it");
   // Fresh device memory holds whatever was there before: never zero, as on a GPU.
-  std::memset(p, 0xCD, rounded);
+  std::memset(p, 0xCD, pages);
+  device_pages_allocated(p, pages);
   Allocation& a = g_device[reinterpret_cast<uintptr_t>(p)];
   a.bytes = bytes;
   if (initcheck_enabled()) {
@@ -378,6 +438,7 @@ cudaError_t cudaFree(void* ptr) {
     return fail(cudaErrorInvalidValue, "cudaFree of a pointer cudaMalloc did not return");
   g_device_used -= (std::max<size_t>(it->second.bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
   g_device.erase(it);
+  device_pages_freed(ptr);
   std::free(ptr);
   return cudaSuccess;
 }
@@ -401,6 +462,7 @@ cudaError_t cudaFreeHost(void* ptr) {
 
 cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
   if (bytes && !ptr) return cudaErrorInvalidValue;
+  const DeviceAccess access;
   if (bytes) before_stream_work(nullptr);
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -452,6 +514,13 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
   if (bytes) {
     before_stream_work(nullptr);
     note_host_write(dst, bytes, true);
+    bool to_host;
+    {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      to_host = find_device(src) != g_device.end() && find_device(dst) == g_device.end();
+    }
+    if (to_host) note_copy_to_host(src, bytes);
+    const DeviceAccess access;
     std::memmove(dst, src, bytes);
     std::lock_guard<std::mutex> lock(g_mutex);
     note_device_write(dst, bytes);

@@ -73,14 +73,19 @@ class GuardedBins {
     CUDA_CHECK(cudaMemset(buffer_.get(), kPoisonByte, buffer_.bytes()));
     watch_.start(buffer_.get(), buffer_.bytes());
   }
+  // Reads the bins back: the graded call is over (what the host copies from here on is the
+  // grader's own).
   std::vector<uint64_t> fetch() const {
+    watch_.end_call();
     std::vector<T> all = buffer_.download();
     return std::vector<uint64_t>(all.begin() + kGuardWords, all.begin() + kGuardWords + num_bins_);
   }
-  // "" when both guard regions still hold the poison, else which words were overwritten.
+  // "" when both guard regions still hold the poison, else which words were overwritten (the
+  // graded call is over, as for fetch()).
   std::string guard_problem() const;
   // "" when the launcher's call on n bytes counted these bins in a kernel, else what happened
-  // (no kernel launched; in the simulator, bins copied in from the host). For compare_bins.
+  // (no kernel launched; bins copied in from the host; device memory copied to the host; in
+  // the simulator, host code touching device memory). For compare_bins.
   std::string work_problem(size_t n) const { return watch_.problem(n); }
 
  private:

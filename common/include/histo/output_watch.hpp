@@ -1,10 +1,17 @@
-// Who wrote a graded call's output. A launcher must count on the device, in a kernel it
-// launches through histo::launch; a histogram counted on the host and copied into d_bins is not
-// the lab's work, however right its bins. The graders' bins (GuardedBins, grading.hpp) watch
-// their buffer from the moment it is poisoned, and problem() says what happened instead:
-//   - every build: no kernel launched through histo::launch although n > 0 bytes were given;
-//   - the CPU simulator also: the host wrote into the output (cudaMemcpy, cudaMemcpyAsync, or a
-//     cudaMemset of a nonzero value; the zeroing by histo::prepare_output is expected).
+// Who wrote a graded call's output, and whether the host counted instead. A launcher must count
+// on the device, in a kernel it launches through histo::launch; a histogram counted on the host
+// is not the lab's work, however right its bins. The graders' bins (GuardedBins, grading.hpp)
+// watch the call from the moment they are poisoned until the grader reads them back
+// (end_call), and problem() says what happened instead:
+//   - no kernel launched through histo::launch although n > 0 bytes were given;
+//   - the host wrote into the output (cudaMemcpy, cudaMemcpyAsync, or a cudaMemset of a nonzero
+//     value; the zeroing by histo::prepare_output is expected);
+//   - device memory was copied to the host during the call (the input, to count it there);
+//   - the CPU simulator also: host code read or wrote device memory directly (on a GPU that
+//     crashes).
+// On a GPU the copies are seen by the graders' wrappers of the CUDA runtime
+// (common/src/runtime_watch.cpp, linked into the grader executables with the linker's --wrap);
+// in the simulator by its runtime (sim/include/histo_sim_host_writes.h).
 #pragma once
 
 #include <cstddef>
@@ -24,17 +31,28 @@ class OutputWatch {
   OutputWatch(const OutputWatch&) = delete;
   OutputWatch& operator=(const OutputWatch&) = delete;
 
-  // (Re)starts watching the device range [d_begin, d_begin + bytes): no launch, no write yet.
-  // Called right after the range was poisoned: in the simulator the poison then counts as
-  // never written (its initcheck names a kernel that counts into the output unzeroed).
+  // (Re)starts watching the device range [d_begin, d_begin + bytes): a graded call begins, no
+  // launch, no write, no copy yet. Called right after the range was poisoned: in the simulator
+  // the poison then counts as never written (its initcheck names a kernel that counts into the
+  // output unzeroed).
   void start(const void* d_begin, size_t bytes);
-  // "" when a kernel was launched since start() (or n == 0) and nothing but zeros reached the
-  // range from the host (simulator); else a sentence naming what happened.
+  // The graded call is over: the grader reads the output back. Copies of device memory to the
+  // host (and, in the simulator, host accesses to it) from here on are the grader's own.
+  void end_call() const;
+  // "" when a kernel was launched since start() (or n == 0), nothing but zeros reached the range
+  // from the host, and the call copied no device memory to the host (nor, in the simulator,
+  // touched it from host code); else a sentence naming what happened.
   std::string problem(size_t n) const;
 
  private:
   const void* d_begin_ = nullptr;
   unsigned long long launches_at_start_ = 0;
 };
+
+// GPU builds: the graders' wrappers of the CUDA runtime (runtime_watch.cpp) report each copy and
+// memset here before it runs. `dst` is where it writes (bytes long), `src` where it reads (null
+// for a __device__ variable), `to_host` whether it copies device memory to host memory.
+void note_runtime_copy(const void* dst, const void* src, size_t bytes, bool to_host);
+void note_runtime_memset(const void* dst, size_t bytes, int value);
 
 }  // namespace histo
