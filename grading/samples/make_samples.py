@@ -68,6 +68,14 @@ plus the trick:
   macro-private      `#define private public` before the solution's #includes, which changes the
                      code of every header it includes
   section-init       a function pointer placed in .init_array with __attribute__((section))
+Cheats on what outlives or reaches beyond its run (histo_grading/sandbox.py holds them even where
+the code check would not):
+  daemon-results     a setsid daemon that, after the grading, rewrites its own results.json and
+                     grades.csv with full marks ("already graded" would keep the forgery)
+  daemon-blame       a setsid daemon that writes into the course tree (the CPU reference) after
+                     its own grading, so that the next student is blamed and zeroed
+  harness-append     appends to Gradescope's running run_autograder a line that rewrites
+                     results.json with full marks
 """
 import argparse
 import os
@@ -299,10 +307,29 @@ IN_FIRST_ANSWER = {
     "atexit": "  {{ static bool once = false; if (!once) {{ once = true; std::atexit([] {{}}); }} }}\n",
     "signal": "  {{ std::signal(SIGALRM, SIG_IGN); }}\n",
     "inline-asm": '  {{ asm volatile("" ::: "memory"); }}\n',
+    "daemon-results": ("  {{ static bool forked = false; if (!forked && fork() == 0) {{ setsid(); sleep(3);\n"
+                       "    for (std::string up = \"\"; up.size() < 60; up += \"../\") {{\n"
+                       "      if (FILE* f = std::fopen((up + \"results.json\").c_str(), \"r+\")) {{\n"
+                       "        std::fputs(\"{{\\\"score\\\": 1000}}\", f); std::fclose(f); }}\n"
+                       "      if (FILE* f = std::fopen((up + \"grades.csv\").c_str(), \"a\")) {{\n"
+                       "        std::fputs(\"forged,yes,99,0,0,1000,1000,simulator,0,ok\\n\", f); std::fclose(f); }} }}\n"
+                       "    _exit(0); }} forked = true; }}\n"),
+    "daemon-blame": ("  {{ static bool forked = false; if (!forked && fork() == 0) {{ setsid(); sleep(3);\n"
+                     "    for (std::string up = \"\"; up.size() < 60; up += \"../\")\n"
+                     "      if (FILE* f = std::fopen((up + \"common/src/reference.cpp\").c_str(), \"a\")) {{\n"
+                     "        std::fputs(\"#error the next student's build fails\\n\", f); std::fclose(f); }}\n"
+                     "    _exit(0); }} forked = true; }}\n"),
+    "harness-append": ("  {{ for (std::string up = \"\"; up.size() < 60; up += \"../\") {{\n"
+                       "      for (const char* where : {{\"run_autograder\", \"source/run_autograder\"}})\n"
+                       "        if (FILE* f = std::fopen((up + where).c_str(), \"a\")) {{\n"
+                       "          std::fputs(\"echo '{{\\\"score\\\": 1000}}' > /autograder/results/results.json\\n\", f);\n"
+                       "          std::fclose(f); }} }} }}\n"),
 }
 INCLUDES_FOR = {"getenv": "<cstdlib>", "system": "<cstdlib>", "fork": "<unistd.h>",
                 "thread": "<thread>", "dlopen": "<dlfcn.h>", "atexit": "<cstdlib>",
-                "signal": "<csignal>"}
+                "signal": "<csignal>", "daemon-results": "<unistd.h>\n#include <cstdio>\n#include <string>",
+                "daemon-blame": "<unistd.h>\n#include <cstdio>\n#include <string>",
+                "harness-append": "<cstdio>\n#include <string>"}
 
 
 def cheat(kind, lab, folder, skeleton, solution, grading_out):

@@ -2,7 +2,9 @@
 # CTest "grading.cheats": grades one sample submission of each cheat (grading/samples, kinds
 # include-* ... macro-private) beside an honest correct one, and checks that every cheat scores
 # 0 with a status naming its trick, that none of their results.json files holds a line of the
-# grader's files (the solution's answers, /etc/passwd), and that the honest one scores every point.
+# grader's files (the solution's answers, /etc/passwd), that nothing in the course tree or in any
+# result changes after grading ends (the daemons' samples write a few seconds after their run),
+# and that the honest one scores every point. Every build and test runs in grading's sandbox.
 # usage: check_cheats.sh WORK_DIR   (GRADE_PRESET, GRADE_LABELS, GRADE_CMAKE_ARGS as for grade.py)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,10 +18,28 @@ kinds+=,include-other-lab,include-passwd,symlink-file,symlink-folder,symlink-pas
 kinds+=,host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-reference
 kinds+=,incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private
 kinds+=,static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine
-kinds+=,course-redefine,inline-asm,section-init,macro-private
+kinds+=,course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame
+kinds+=,harness-append
 python3 "$root/grading/samples/make_samples.py" --lab "$lab" --kinds "$kinds" \
   --grading-out "$work/out" "$(tr ',' '\n' <<<"$kinds" | wc -l)" "$work/subs" || exit 1
+# What must not change: the course's files (during and after grading), every result once
+# grading is over.
+course() {
+  (cd "$root" && find . -path ./build -prune -o -path ./.git -prune -o -type f -printf '%p %s %T@\n' |
+     sort | sha256sum)
+}
+results() {
+  find "$work/out" -maxdepth 2 \( -name results.json -o -name grades.csv \) -printf '%p ' -exec sha256sum {} \; | sort
+}
+course_before=$(course)
 python3 "$root/grading/grade.py" run "$lab" "$work/subs" "$work/out" || { echo "FAIL: grade.py failed"; exit 1; }
+before="$course_before
+$(results)"
+sleep "${CHEATS_SETTLE:-6}"  # longer than the daemons' samples wait before they write
+after="$(course)
+$(results)"
+if [ "$before" = "$after" ]; then echo "ok: nothing changed in the course or the results after grading ended"
+else echo "FAIL: files changed after grading ended:"; diff <(echo "$before") <(echo "$after"); changed=1; fi
 
 python3 - "$work/out" "$root" "$lab" <<'PY'
 import csv, json, re, sys
@@ -62,6 +82,9 @@ expect = {  # submission -> what its status must say
     "s34-inline-asm": "holds inline assembly (",
     "s35-section-init": "places its code where it may not: the section attribute (",
     "s36-macro-private": "changes the code of a header it includes: the macro private (",
+    "s37-daemon-results": "uses what a submission may not: calls ",
+    "s38-daemon-blame": "uses what a submission may not: calls ",
+    "s39-harness-append": "uses what a submission may not: calls fopen (",
 }
 # Lines of the grader's files that a cheat must never get to see: the solution's answers (its
 # lines that the skeleton lacks) and the password file.
@@ -102,3 +125,4 @@ else:
     print(f"FAIL: the honest submission s01-correct: {good}")
 sys.exit(fail)
 PY
+[ $? -eq 0 ] && [ -z "${changed:-}" ]

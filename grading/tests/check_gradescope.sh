@@ -3,7 +3,8 @@
 # it the way Gradescope does (setup.sh, in a folder standing for /autograder), then grades two
 # submissions with run_autograder: the lab's solution (every test passes, its private tests too,
 # listed in results.json) and the skeleton (the private tests fail). Checks that no private
-# test's source is left readable after setup, while the graders still run the private tests.
+# test's source is left readable after setup, while the graders still run the private tests, and
+# that a submission appending to run_autograder scores 0 and leaves it unchanged.
 # usage: check_gradescope.sh WORK_DIR   (GRADE_LAB: the lab, default lab01)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -77,6 +78,20 @@ grade() {  # grade SOURCE_FILE LABEL
 }
 grade "$root/solutions/$folder/$folder.cu" solution
 grade "$root/$folder/$folder.cu" skeleton
+# A submission that appends to the running run_autograder a line rewriting results.json: it
+# scores 0, and run_autograder is as it was.
+harness_before=$(sha256sum < "$ag/source/run_autograder")
+python3 "$root/grading/samples/make_samples.py" --lab "$lab" --kinds harness-append 1 "$work/harness" > /dev/null
+grade "$work/harness/s01-harness-append/$folder.cu" harness
+sleep 2
+if [ "$(sha256sum < "$ag/source/run_autograder")" = "$harness_before" ] &&
+   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["score"] == 0 else 1)' \
+     "$work/results-harness.json" 2>/dev/null; then
+  echo "ok: a submission appending to run_autograder scores 0 and leaves it unchanged ($(python3 -c \
+    'import json,sys; print(json.load(open(sys.argv[1]))["extra_data"]["status"])' "$work/results-harness.json"))"
+else
+  echo "FAIL: the harness-append submission changed run_autograder or scored (see $work/run-harness.log)"; fail=1
+fi
 
 python3 - "$work" "$lab" "$root" <<'PY' || fail=1
 import json, re, sys
