@@ -23,13 +23,7 @@
 #include "histo_sim_host_writes.h"
 #include "internal.hpp"
 
-#include <cxxabi.h>
 #include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -101,42 +95,7 @@ std::string short_name(const std::string& demangled) {
 const std::vector<SharedVariable>& shared_variables() {
   static const std::vector<SharedVariable> variables = [] {
     std::vector<SharedVariable> found;
-    const int fd = open("/proc/self/exe", O_RDONLY);
-    if (fd < 0) return found;
-    struct stat st {};
-    void* map = fstat(fd, &st) == 0 && st.st_size > 0
-                    ? mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
-                    : MAP_FAILED;
-    close(fd);
-    if (map == MAP_FAILED) return found;
-    const auto* base = static_cast<const unsigned char*>(map);
-    const size_t size = size_t(st.st_size);
-    const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
-    if (size >= sizeof(Elf64_Ehdr) && std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
-        eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_shoff + uint64_t(eh->e_shnum) * sizeof(Elf64_Shdr) <= size) {
-      const auto* sections = reinterpret_cast<const Elf64_Shdr*>(base + eh->e_shoff);
-      for (unsigned i = 0; i < eh->e_shnum; ++i) {
-        if (sections[i].sh_type != SHT_SYMTAB || sections[i].sh_link >= eh->e_shnum) continue;
-        const Elf64_Shdr& strings = sections[sections[i].sh_link];
-        if (sections[i].sh_offset + sections[i].sh_size > size || strings.sh_offset + strings.sh_size > size)
-          continue;
-        const auto* symbols = reinterpret_cast<const Elf64_Sym*>(base + sections[i].sh_offset);
-        const char* names = reinterpret_cast<const char*>(base + strings.sh_offset);
-        for (size_t k = 0; k < sections[i].sh_size / sizeof(Elf64_Sym); ++k) {
-          const Elf64_Sym& sym = symbols[k];
-          if (ELF64_ST_TYPE(sym.st_info) != STT_TLS || sym.st_size == 0 || sym.st_name >= strings.sh_size)
-            continue;
-          const char* mangled = names + sym.st_name;
-          int status = 0;
-          char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-          found.push_back({sym.st_value, sym.st_size, short_name(status == 0 && demangled ? demangled : mangled)});
-          std::free(demangled);
-        }
-      }
-    }
-    munmap(map, size);
-    std::sort(found.begin(), found.end(),
-              [](const SharedVariable& a, const SharedVariable& b) { return a.offset < b.offset; });
+    for (const Symbol* sym : tls_symbols()) found.push_back({sym->address, sym->size, short_name(sym->name)});
     return found;
   }();
   return variables;
@@ -200,7 +159,7 @@ class Hazards final : public trace::Consumer {
   // after zeroing), and the race is the cause.
   void block_done() override {
     for (const auto& [offset, u] : unwritten_) {
-      if (u.raced) continue;
+      if (u.raced || reported_sites_.count(u.site)) continue;
       std::ostringstream out;
       out << "CPU simulator: " << block_name() << " thread " << u.thread << " " << verb(u.kind)
           << " " << describe_shared(offset, u.bytes, source_line(u.site))
@@ -221,9 +180,14 @@ class Hazards final : public trace::Consumer {
   }
   void end_launch() override {}
 
-  std::string take() {
+  // The launch's first hazard, naming the kernel: "CPU simulator: kernel K: a shared-memory
+  // race in block 0: ...".
+  std::string take(const void* kernel) {
     if (findings_.empty()) return "";
+    const std::string prefix = "CPU simulator: ";
     std::string text = findings_.front();
+    if (text.rfind(prefix, 0) == 0)
+      text = prefix + "kernel " + kernel_name(kernel) + ": " + text.substr(prefix.size());
     if (findings_.size() > 1 || more_) {
       text += " (" + std::to_string(findings_.size() - 1 + more_) + " more hazard(s) in this launch";
       if (findings_.size() > 1) text += "; next: " + findings_[1];
@@ -278,6 +242,9 @@ class Hazards final : public trace::Consumer {
 
   void race(const trace::Access& a, const char* memory, uint64_t where, unsigned other,
             uintptr_t other_site, trace::Kind other_kind, unsigned interval) {
+    // Once per source line: a racing kernel races on nearly every access, and the sentence
+    // (source lines, names) is built only for the first.
+    if (reported_sites_.count(a.site)) return;
     std::ostringstream out;
     out << "CPU simulator: a " << memory << " race in " << block_name() << ": thread " << a.thread
         << " " << verb(a.kind) << " " << describe_shared(where, a.bytes, source_line(a.site))
@@ -361,6 +328,7 @@ class Hazards final : public trace::Consumer {
 
   void race_global(const trace::Access& a, uint64_t address, unsigned other, uintptr_t other_site,
                    trace::Kind other_kind) {
+    if (reported_sites_.count(a.site)) return;  // once per source line, as race() says
     std::ostringstream out;
     const std::string at = describe_device_address(address);
     out << "CPU simulator: a global-memory race: block " << block_ << " thread " << a.thread << " "
@@ -452,12 +420,12 @@ void hazards_before_launch() {
   trace::attach(g_hazards);
 }
 
-std::string hazards_after_launch() {
+std::string hazards_after_launch(const void* kernel) {
   if (!g_hazards) {
     ++g_unchecked;
     return "";
   }
-  const std::string found = g_hazards->take();
+  const std::string found = g_hazards->take(kernel);
   // A kernel compiled without the trace's hooks (not a lab source) shows only its atomics and
   // __ldg loads: what it wrote plainly is unknown, so nothing can be concluded about it, and
   // whatever it may have written counts as written from now on.

@@ -36,6 +36,9 @@ struct GpuShape {
   double shared_wavefronts_per_sm_per_s;         // loads and stores
   double shared_atomic_wavefronts_per_sm_per_s;
   const char* source;                // where these numbers come from
+  // 32-bit registers per SM: 64 K on every compute capability from 5.0 to 9.0 and 12.0 (the
+  // CUDA Programming Guide's table of technical specifications).
+  int registers_per_sm = 65536;
 };
 
 // Every shape the simulator knows, "small" first.
