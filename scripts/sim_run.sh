@@ -10,7 +10,9 @@
 #   --report FILE   also write one row per kernel launch: kernel, grid, block, every counter
 #                   under its Nsight Compute metric name, and the time the GPU's cost model
 #                   PREDICTS (predicted_us) with the binding resource
-#   --build-dir DIR where the build goes (default build/sim-run/<program>-<hash> in this repo)
+#   --build-dir DIR where the build goes (default build/sim-run/<program>-<hash> in this repo);
+#                   programs may share one (the simulator's library is then built once);
+#                   HISTO_SIM_RUN_DIR in the environment names a shared one too
 #   ARGS            the program's own arguments
 # The counters need Clang (found by the build where installed); with GCC the program still runs
 # and the report says the counters are incomplete. The program's exit status is this script's.
@@ -44,7 +46,9 @@ case "$gpu" in h200|a100|t4|rtx4090|small) ;; *)
 esac
 
 name=$(basename "$source" .cu)
-if [ -z "$build" ]; then
+if [ -z "$build" ] && [ -n "${HISTO_SIM_RUN_DIR:-}" ]; then
+  build=$HISTO_SIM_RUN_DIR
+elif [ -z "$build" ]; then
   tag=$(printf '%s' "$source ${includes[*]:-}" | cksum | cut -d' ' -f1)
   build=$repo/build/sim-run/$name-$tag
 fi
@@ -58,7 +62,7 @@ if ! cmake -S "$repo/sim/run" -B "$build" "${generator[@]}" -DHISTO_SIM_RUN_SOUR
   echo "sim_run.sh: configuring the simulator build failed ($build)" >&2
   exit 1
 fi
-if ! cmake --build "$build" --target program -j "$(nproc 2> /dev/null || echo 2)" > "$build/build.log" 2>&1; then
+if ! cmake --build "$build" --target "$name" -j "$(nproc 2> /dev/null || echo 2)" > "$build/build.log" 2>&1; then
   # The compiler's messages about the program, not the build tool's chatter.
   grep -v '^\[[0-9]*/[0-9]*\]\|^ninja: \|^FAILED: \|^ccache \|clang++ \|c++ \|g++ ' "$build/build.log" >&2 || true
   echo "sim_run.sh: $name.cu does not build for the CPU simulator (full log: $build/build.log)" >&2
@@ -76,7 +80,7 @@ if [ -n "$report" ]; then
   env_args+=(HISTO_SIM_REPORT="$report")
 fi
 status=0
-env "${env_args[@]}" "$build/program" "$@" || status=$?
+env "${env_args[@]}" "$build/$name" "$@" || status=$?
 if [ -n "$report" ]; then
   if [ -f "$report" ]; then
     echo "sim_run.sh: one row per kernel launch in $report: counters from the CPU simulator, times PREDICTED by the $gpu cost model (not measured)" >&2

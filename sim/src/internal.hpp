@@ -92,8 +92,6 @@ struct KernelResources {
   double instructions_per_warp = 0;
 };
 KernelResources kernel_resources(const void* kernel);
-// One sentence: where the figures come from, or why there are none.
-const char* nvcc_status();
 // A mangled name with its anonymous namespaces written as the host compiler writes them.
 std::string canonical_mangled(const std::string& mangled);
 

@@ -25,6 +25,10 @@ struct NvccKernelInfo {
   double instructions_per_warp;  // SASS instructions outside loops, once per warp
 };
 
+// One sentence for reports: where the program's registers and SASS figures come from, or why
+// it has none (sim/src/resources.cpp).
+const char* nvcc_status();
+
 // One source's table. 16 bytes and 16-aligned, so the section is an array of them whatever the
 // compiler's alignment of each object.
 struct alignas(16) NvccTable {

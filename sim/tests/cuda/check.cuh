@@ -63,7 +63,7 @@ inline bool same(const char* what, const std::vector<unsigned>& got, const std::
 }
 
 // With repeats > 0: `launch` once to warm up, then `repeats` times, each between two events;
-// prints "time NAME MEDIAN_US".
+// prints "time MEDIAN_US NAME".
 inline void time_kernel(const char* name, int repeats, const std::function<void()>& launch) {
   if (repeats <= 0) return;
   cudaEvent_t start, stop;
@@ -82,7 +82,7 @@ inline void time_kernel(const char* name, int repeats, const std::function<void(
     ms.push_back(t);
   }
   std::sort(ms.begin(), ms.end());
-  std::printf("time %s %.2f\n", name, ms[ms.size() / 2] * 1e3);
+  std::printf("time %.2f %s\n", ms[ms.size() / 2] * 1e3, name);
   CHECK(cudaEventDestroy(start));
   CHECK(cudaEventDestroy(stop));
 }

@@ -1,7 +1,8 @@
 // A shared-memory race: the bins are counted into before the zeroing is known to be done (no
 // __syncthreads() between the two). On a GPU the histogram is then usually right; the CPU
-// simulator's hazard checks fail the launch, and the first synchronizing call after it reports
-// the fault, naming the kernel. A clean kernel launched after it then runs without error.
+// simulator's hazard checks fail the launch, and the first cudaGetLastError or synchronizing call
+// after it reports the fault, once, naming the kernel. A clean kernel launched after it then runs
+// without error.
 #include <cuda_runtime.h>
 
 #include "check.cuh"
@@ -36,7 +37,9 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(d_bins, 0, 256 * sizeof(unsigned int)));
 
   racy_histogram<<<64, 256>>>(d_in, data.size(), d_bins);
-  std::printf("racy_histogram: cudaGetLastError after the launch: %s\n", cudaGetErrorName(cudaGetLastError()));
+  const cudaError_t after_launch = cudaGetLastError();
+  std::printf("racy_histogram: cudaGetLastError after the launch: %s: %s\n", cudaGetErrorName(after_launch),
+              cudaGetErrorString(after_launch));
   const cudaError_t fault = cudaDeviceSynchronize();
   std::printf("racy_histogram: cudaDeviceSynchronize: %s: %s\n", cudaGetErrorName(fault),
               cudaGetErrorString(fault));
