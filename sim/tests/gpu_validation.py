@@ -74,7 +74,7 @@ def apply(gpu_out, repo):
             sys.exit(f"{gpu_out / 'calibration.json'} has no {key}: was it measured by this tree's "
                      "bench/calibrate.cu?")
         text, n = re.subn(rf"(h200\.{key} = )[^;]*(;\s*// calibration: {key})",
-                          rf"\g<1>{measured[key]:.6g}\g<2>", text)
+                          rf"\g<1>{measured[key]:.10g}\g<2>", text)
         if n != 1:
             sys.exit(f"{gpus}: no line 'h200.{key} = ...;  // calibration: {key}'")
     gpus.write_text(text)

@@ -251,7 +251,8 @@ class Rewriter {
   }
 
   void scan() {
-    std::string last_word, word_before;  // the two identifiers before the current position
+    std::string last_word;               // the identifier (or punctuation) before this point
+    bool namespace_head = false;         // between `namespace` and its `{`
     bool saw_extern_string = false;      // extern "C" / extern "C++"
     size_t i = 0;
     while (i < t_.size()) {
@@ -263,14 +264,13 @@ class Rewriter {
       }
       const char c = t_[i];
       if (c == '{') {
-        braces_.push_back(last_word == "namespace" || word_before == "namespace" ||
-                          (saw_extern_string && last_word == "extern"));
+        braces_.push_back(namespace_head || (saw_extern_string && last_word == "extern"));
         last_word.clear();
-        word_before.clear();
-        saw_extern_string = false;
+        namespace_head = saw_extern_string = false;
         ++i;
         continue;
       }
+      if (c == ';' || c == '=') namespace_head = false;  // a using-directive, an alias
       if (c == '}') {
         if (!braces_.empty()) braces_.pop_back();
         ++i;
@@ -291,17 +291,14 @@ class Rewriter {
         }
         if ((w == "__device__" || w == "__constant__") && at_namespace_scope() && !on_include_line(i))
           device_variable(i, w);
-        word_before = last_word;
+        if (w == "namespace") namespace_head = true;
         last_word = w;
         if (w != "extern") saw_extern_string = false;
         i += w.size();
         continue;
       }
       if (!std::isspace(static_cast<unsigned char>(c))) {
-        if (c != ':' && c != '"') {
-          word_before = last_word;
-          last_word = std::string(1, c);
-        }
+        if (c != ':' && c != '"') last_word = std::string(1, c);
       }
       ++i;
     }
@@ -395,6 +392,16 @@ class Rewriter {
   // its declaration reaches `;`, `=`, `[` or `{` before any `(` that follows a name.
   void device_variable(size_t at, const std::string& word) {
     bool has_const = false, other_space = false;
+    // What comes before it in the declaration: `__constant__ __device__ T x;`, `const __device__`.
+    for (size_t j = at; j-- > 0;) {
+      if (!is_code(j)) continue;
+      if (t_[j] == ';' || t_[j] == '{' || t_[j] == '}' || t_[j] == '#') break;
+      if (j > 0 && ident_char(t_[j - 1]) && is_code(j - 1)) continue;
+      const std::string w = word_at(j);
+      if (w == "const" || w == "constexpr") has_const = true;
+      if (w == "__shared__" || w == "__managed__" || (w == "__constant__" && word == "__device__"))
+        other_space = true;
+    }
     size_t j = at + word.size();
     std::string previous;
     for (; j < t_.size(); ++j) {
