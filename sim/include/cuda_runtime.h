@@ -58,7 +58,7 @@
 #define __host__
 #define __device__ HISTO_SIM_DEVICE_FUNCTION
 #define __global__ HISTO_SIM_DEVICE_FUNCTION
-#define __forceinline__ inline __attribute__((always_inline))
+#define __forceinline__ inline
 #define __inline__ inline
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
@@ -531,9 +531,12 @@ inline unsigned atomicDec(unsigned* address, unsigned limit) {
   }
   return old;
 }
-inline double atomicAdd(double* address, double value) {
-  ::histo_sim::trace_atomic(address, sizeof(double));
-  double old, desired;
+namespace histo_sim {
+// atomicAdd on a float or a double: a compare-and-swap loop, as the hardware's add is one.
+template <typename T>
+inline T floating_atomic_add(T* address, T value) {
+  trace_atomic(address, sizeof(T));
+  T old, desired;
   __atomic_load(address, &old, __ATOMIC_RELAXED);
   do {
     desired = old + value;
@@ -541,16 +544,9 @@ inline double atomicAdd(double* address, double value) {
                                       __ATOMIC_RELAXED));
   return old;
 }
-inline float atomicAdd(float* address, float value) {
-  ::histo_sim::trace_atomic(address, sizeof(float));
-  float old, desired;
-  __atomic_load(address, &old, __ATOMIC_RELAXED);
-  do {
-    desired = old + value;
-  } while (!__atomic_compare_exchange(address, &old, &desired, false, __ATOMIC_RELAXED,
-                                      __ATOMIC_RELAXED));
-  return old;
-}
+}  // namespace histo_sim
+inline float atomicAdd(float* address, float value) { return ::histo_sim::floating_atomic_add(address, value); }
+inline double atomicAdd(double* address, double value) { return ::histo_sim::floating_atomic_add(address, value); }
 template <typename T, typename U>
 inline T atomicMax(T* address, U value) {
   ::histo_sim::trace_atomic(address, sizeof(T));
