@@ -2,7 +2,7 @@
 // simulator compiles in beside them (histo_sim/nvcc_info.hpp).
 //
 //   histo_sim_wrap nvcc-info --nvcc NVCC [--cuobjdump CUOBJDUMP] --source FILE.cu
-//                            --output FILE.inc --work DIR [-- NVCC_ARGS...]
+//                            --output FILE.inc --work DIR [--depfile FILE.d] [-- NVCC_ARGS...]
 //
 // nvcc compiles the source for sm_90 (the H200's architecture) as a GPU build does, its
 // ptxas reporting each kernel's registers and static shared memory (-Xptxas -v). A source nvcc
@@ -285,7 +285,7 @@ std::string c_string(const std::string& s) {
 }  // namespace
 
 int nvcc_info_main(int argc, char** argv) {
-  std::string nvcc, cuobjdump, source, output, work;
+  std::string nvcc, cuobjdump, source, output, work, depfile;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -303,6 +303,7 @@ int nvcc_info_main(int argc, char** argv) {
     else if (a == "--source") source = v;
     else if (a == "--output") output = v;
     else if (a == "--work") work = v;
+    else if (a == "--depfile") depfile = v;
   }
   if (nvcc.empty() || source.empty() || output.empty() || work.empty()) {
     std::fprintf(stderr, "usage: histo_sim_wrap nvcc-info --nvcc NVCC [--cuobjdump CUOBJDUMP] "
@@ -311,7 +312,9 @@ int nvcc_info_main(int argc, char** argv) {
   }
   mkdir(work.c_str(), 0777);
   const std::string cubin = work + "/kernels.cubin";
+  const std::string nvcc_deps = work + "/kernels.d";
   std::string command = shell_quote(nvcc) + " -arch=sm_90 -cubin -O3 -std=c++17 -Xptxas -v";
+  if (!depfile.empty()) command += " -MD -MF " + shell_quote(nvcc_deps);
   for (const std::string& a : args) command += " " + shell_quote(a);
   command += " -o " + shell_quote(cubin) + " " + shell_quote(source);
   std::string out;
@@ -321,6 +324,17 @@ int nvcc_info_main(int argc, char** argv) {
                  "for sm_90, where nvcc is installed):\n%s",
                  source.c_str(), out.c_str());
     return 1;
+  }
+  if (!depfile.empty()) {
+    // nvcc names the cubin as the target: the build wants the table.
+    std::ifstream in(nvcc_deps);
+    std::ostringstream deps;
+    deps << in.rdbuf();
+    std::string text = deps.str();
+    size_t colon = text.find(": ");
+    if (colon == std::string::npos) colon = text.find(":\n");
+    std::ofstream o(depfile);
+    o << output << (colon == std::string::npos ? std::string(": ") + source + "\n" : text.substr(colon));
   }
   std::map<std::string, Kernel> kernels;
   parse_resources(out, &kernels);
