@@ -36,6 +36,7 @@ using trace::Request;
 using trace::Space;
 
 constexpr size_t kLoadsInFlight = 16;  // the most loads a run is taken to have in flight
+constexpr uint64_t kLongRun = 8;        // the shortest run taken to be an unrolled loop's
 
 // Wavefronts for one shared-memory request, and the ideal (conflict-free) number. Lanes that
 // read one word are served together; with `per_lane`, lanes on one word are not (an atomic
@@ -91,14 +92,16 @@ class Counting final : public trace::Consumer {
     ++c.warps;
     if (warp == 0) ++c.blocks_run;
     bool in_load_run = false;
-    // A run of global loads with nothing between can be in flight together: as many at once as
-    // the run has different load instructions (a loop the compiler unrolled), at most
-    // kLoadsInFlight; a run of one instruction (a loop kept rolled) waits for each load.
+    // A long run of global loads with nothing between (at least kLongRun: a loop of independent
+    // loads the compiler unrolled, such as a sum over partial results) can be in flight
+    // together: as many at once as the run has different load instructions, at most
+    // kLoadsInFlight. A shorter run (a loop trip's loads before their use) or a run of one
+    // instruction (a loop kept rolled) waits for each load.
     uint64_t run_length = 0;
     std::vector<uintptr_t> run_sites;
     auto end_run = [&] {
       if (run_length) {
-        const uint64_t in_flight = std::max<uint64_t>(1, run_sites.size());
+        const uint64_t in_flight = run_length >= kLongRun ? std::max<uint64_t>(1, run_sites.size()) : 1;
         c.load_chain_rounds += (run_length + in_flight - 1) / in_flight;
       }
       run_length = 0;
