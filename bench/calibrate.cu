@@ -23,6 +23,13 @@
 //   shared_load_latency_ns    one warp per SM chasing indices through shared memory: a shared
 //                             load that waits for the one before it, as a counter's
 //                             read-modify-write waits for the read
+//   l2_read_gbps              16-byte loads of an 8 MiB buffer read again and again in one launch:
+//                             the bandwidth of reads the L2 serves
+//   l2_load_request_ns        load_request_ns's loop over an 8 MiB buffer that stays in the L2:
+//                             what one warp-wide load costs a warp when it hits the L2
+//   l2_resident_bytes         the largest buffer (of 8 to 96 MiB, l2_sweep_gbps) whose repeated
+//                             reads still reach halfway from dram_read_gbps to l2_read_gbps: an
+//                             input up to this size stays in the L2 across repeated launches
 //   shared_wavefronts_per_sm_per_s   conflict-free 32-bit shared loads
 //   shared_atomic_wavefronts_per_sm_per_s   conflict-free shared atomicAdd (one wavefront each)
 #include "histo/cuda_check.hpp"
@@ -89,6 +96,28 @@ __global__ void byte_load_kernel(const uint8_t* __restrict__ d_in, size_t n, uin
   uint32_t acc = 0;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     acc += d_in[i];
+  if (acc == 0x9E3779B9u) *d_sink = acc;
+}
+
+// 16-byte loads over a buffer, `rounds` passes in one launch (each thread sums what it read).
+__global__ void vector_read_kernel(const uint4* __restrict__ d_in, size_t n16, int rounds, uint32_t* d_sink) {
+  uint32_t acc = 0;
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (int r = 0; r < rounds; ++r)
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n16; i += stride) {
+      const uint4 v = d_in[i];
+      acc += v.x ^ v.y ^ v.z ^ v.w;
+    }
+  if (acc == 0x9E3779B9u) *d_sink = acc;
+}
+
+// byte_load_kernel's loop, `rounds` passes over a buffer small enough to stay in the L2.
+__global__ void byte_load_rounds_kernel(const uint8_t* __restrict__ d_in, size_t n, int rounds,
+                                        uint32_t* d_sink) {
+  uint32_t acc = 0;
+  for (int r = 0; r < rounds; ++r)
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+      acc += d_in[i];
   if (acc == 0x9E3779B9u) *d_sink = acc;
 }
 
@@ -169,13 +198,15 @@ int main() {
                 launch_memset * 1e3);
 
     const size_t big = size_t(1) << 30;
+    double dram_gbps = 0;
     {
       histo::DeviceBuffer<uint8_t> data(big);
       CUDA_CHECK(cudaMemset(data.get(), 1, big));
       const double ms = median_ms([&](cudaStream_t s) {
         histo::bandwidth_probe(data.get(), big, sink.get(), s);
       }, 41);
-      std::printf("  \"dram_read_gbps\": %.1f,\n", big / (ms * 1e6));
+      dram_gbps = big / (ms * 1e6);
+      std::printf("  \"dram_read_gbps\": %.1f,\n", dram_gbps);
     }
     {
       // A random cycle over 1 GiB of indices, one per 64-byte step so every load is a new line.
@@ -215,6 +246,44 @@ int main() {
       }, 11);
       const double sectors = double(bytes / 32) * rounds;
       std::printf("  \"load_sectors_per_sm_per_s\": %.4g,\n", sectors / sms / (ms * 1e-3));
+    }
+    {
+      // The L2: bandwidth and load cost with the data resident, and where residency ends.
+      const size_t most = size_t(96) << 20;
+      histo::DeviceBuffer<uint8_t> data(most);
+      CUDA_CHECK(cudaMemset(data.get(), 1, most));
+      const unsigned blocks = unsigned(sms) * 8, threads = 256;
+      auto read_gbps = [&](size_t bytes, int rounds) {
+        const double ms = median_ms([&](cudaStream_t s) {
+          histo::launch(vector_read_kernel, blocks, threads, 0, s,
+                        reinterpret_cast<const uint4*>(data.get()), bytes / 16, rounds, sink.get());
+        }, 11);
+        return double(bytes) * rounds / (ms * 1e6);
+      };
+      const size_t resident = size_t(8) << 20;
+      const double l2_gbps = read_gbps(resident, 64);
+      const int rounds = 16;
+      const double ms = median_ms([&](cudaStream_t s) {
+        histo::launch(byte_load_rounds_kernel, blocks, threads, 0, s, data.get(), resident, rounds,
+                      sink.get());
+      }, 11);
+      const double requests_per_warp = double(resident) * rounds / 32 / (double(blocks) * threads / 32);
+      std::printf("  \"l2_read_gbps\": %.1f,\n  \"l2_load_request_ns\": %.1f,\n", l2_gbps,
+                  ms * 1e6 / requests_per_warp);
+      // Repeated reads of larger buffers (8 passes in a launch): resident while every size up
+      // to this one reaches halfway from DRAM's bandwidth to the L2's.
+      size_t resident_bytes = 0;
+      bool still = true;
+      std::printf("  \"l2_sweep_gbps\": {");
+      const int sizes_mib[] = {8, 16, 24, 32, 40, 48, 56, 64, 80, 96};
+      for (size_t k = 0; k < sizeof sizes_mib / sizeof sizes_mib[0]; ++k) {
+        const size_t bytes = size_t(sizes_mib[k]) << 20;
+        const double gbps = read_gbps(bytes, 8);
+        still = still && gbps >= (dram_gbps + l2_gbps) / 2;
+        if (still) resident_bytes = bytes;
+        std::printf("%s\"%d\": %.1f", k ? ", " : "", sizes_mib[k], gbps);
+      }
+      std::printf("},\n  \"l2_resident_bytes\": %zu,\n", resident_bytes);
     }
     {
       const uint32_t spread_words = 1u << 24;  // 64 MiB: more lines than L2 slices by far

@@ -11,6 +11,7 @@
 #include "histo_sim/counters.hpp"
 #include "histo_sim/gpus.hpp"
 #include "histo_sim/model.hpp"
+#include "histo_sim/nvcc_info.hpp"
 
 #include <cctype>
 #include <cstdio>
@@ -94,6 +95,7 @@ int model_report(const ModelOptions& o) {
   if (!histo_sim::counters_available())
     std::printf("Incomplete counters: %s. Only atomics and __ldg loads are counted.\n",
                 histo_sim::counters_unavailable_reason());
+  std::printf("What nvcc knows: %s.\n", histo_sim::nvcc_status());
   const size_t target = o.predict_size ? o.predict_size : o.size;
   std::printf("No CUB row: CUB runs only on a GPU. Input bytes: %zu; seed %llu.\n", o.size,
               (unsigned long long)o.seed);

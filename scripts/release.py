@@ -64,7 +64,7 @@ SHARED_CODE = ("common", "sim", "bench")
 # Copied as they are (besides the labs); everything else of the course tree stays behind.
 KEPT_DIRS = ("common", "sim", "bench", "cmake", "notebooks")
 KEPT_FILES = ("CMakeLists.txt", ".gitignore", "scripts/status.sh", "scripts/status.py",
-              "scripts/run_test.sh", "scripts/install_tools.sh")
+              "scripts/run_test.sh", "scripts/install_tools.sh", "scripts/sim_run.sh")
 KEPT_GLOBS = ("grading/*.py", "grading/histo_grading/*.py")
 # Instructor-only parts of the kept folders: mistakes made on purpose on the solutions.
 LEFT_OUT_DIRS = ("common/tests/mistakes/",)

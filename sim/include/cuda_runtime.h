@@ -19,37 +19,103 @@
 #include <type_traits>
 #include <utility>
 
+// ---- What device code may call ----------------------------------------------------------------
+// With Clang, a __global__ or __device__ function that calls a host function fails to build, as
+// nvcc rejects it ("calling a __host__ function from a __global__ function is not allowed"):
+// device functions form a trusted computing base (Clang's enforce_tcb, -Werror=tcb-enforcement
+// in sim/CMakeLists.txt) that may call only device functions, lambdas, compiler builtins (the C
+// math and memory functions, printf) and what this header gives device code (marked
+// HISTO_SIM_DEVICE_API). A __host__ __device__ function is checked as a device function. GCC
+// has no such check: there the build goes on.
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(enforce_tcb) && __has_attribute(enforce_tcb_leaf)
+#define HISTO_SIM_TCB 1
+#define HISTO_SIM_DEVICE_FUNCTION __attribute__((enforce_tcb("CUDA device code")))
+#define HISTO_SIM_DEVICE_API __attribute__((enforce_tcb_leaf("CUDA device code")))
+#endif
+#endif
+#ifndef HISTO_SIM_DEVICE_FUNCTION
+#define HISTO_SIM_DEVICE_FUNCTION
+#define HISTO_SIM_DEVICE_API
+#endif
+
+// What nvcc's cuda_runtime.h brings into every .cu file: the C library's I/O, memory, string and
+// math functions, assert. Device code may call them (CUDA has device versions of the math).
+#ifdef HISTO_SIM_TCB
+#pragma clang attribute push(HISTO_SIM_DEVICE_API, apply_to = function)
+#endif
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <new>
+#ifdef HISTO_SIM_TCB
+#pragma clang attribute pop
+#endif
+
 // ---- Qualifiers ------------------------------------------------------------------------------
 #define __host__
-#define __device__
-#define __global__
+#define __device__ HISTO_SIM_DEVICE_FUNCTION
+#define __global__ HISTO_SIM_DEVICE_FUNCTION
 #define __forceinline__ inline
+#define __inline__ inline
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
+#define __grid_constant__
 // Block-shared memory: one instance per thread_local array on the simulator's device thread,
 // which runs one block at a time; the simulator poisons all of it before every block.
 #define __shared__ static thread_local
-#define __constant__ static const
+// __device__ and __constant__ variables are device memory: the build's wrapper
+// (sim/tools/wrap.cpp) writes HISTO_SIM_DEVICE_VARIABLE for a __device__ that declares a variable,
+// and both land in sections the simulator registers as device memory, where kernels' accesses
+// are counted and checked like those of cudaMalloc'd memory (cudaGetSymbolAddress and
+// cudaMemcpyToSymbol reach them). Loads of __constant__ memory go through the constant cache
+// on a GPU, not the global-memory pipe: they are not counted as global loads.
+#define HISTO_SIM_DEVICE_VARIABLE __attribute__((section("histo_device"), used))
+#define HISTO_SIM_DEVICE_VARIABLE_READONLY __attribute__((section("histo_device_ro"), used))
+#define HISTO_SIM_CONSTANT_VARIABLE __attribute__((section("histo_constant"), used))
+#define HISTO_SIM_CONSTANT_VARIABLE_READONLY __attribute__((section("histo_constant_ro"), used))
+#define __constant__ HISTO_SIM_CONSTANT_VARIABLE
 #define CUDART_CB
 
-// ---- Vector types ----------------------------------------------------------------------------
-struct alignas(4) uchar4 { unsigned char x, y, z, w; };
+// ---- Vector types (CUDA's, with CUDA's alignments) -------------------------------------------
 struct uint3 { unsigned x, y, z; };
-struct alignas(8) uint2 { unsigned x, y; };
-struct alignas(16) uint4 { unsigned x, y, z, w; };
-struct alignas(16) int4 { int x, y, z, w; };
-struct alignas(16) ulonglong2 { unsigned long long x, y; };
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
   constexpr dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1) : x(vx), y(vy), z(vz) {}
   constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
-inline uint2 make_uint2(unsigned x, unsigned y) { return uint2{x, y}; }
-inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
-inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
-inline uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w) {
-  return uchar4{x, y, z, w};
+#define HISTO_SIM_VECTOR(name, T, align1, align2, align4)                                      \
+  struct alignas(align1) name##1 { T x; };                                                  \
+  struct alignas(align2) name##2 { T x, y; };                                               \
+  struct name##3 { T x, y, z; };                                                            \
+  struct alignas(align4) name##4 { T x, y, z, w; };                                         \
+  HISTO_SIM_DEVICE_API inline constexpr name##1 make_##name##1(T x) { return {x}; }          \
+  HISTO_SIM_DEVICE_API inline constexpr name##2 make_##name##2(T x, T y) { return {x, y}; }  \
+  HISTO_SIM_DEVICE_API inline constexpr name##3 make_##name##3(T x, T y, T z) { return {x, y, z}; } \
+  HISTO_SIM_DEVICE_API inline constexpr name##4 make_##name##4(T x, T y, T z, T w) { return {x, y, z, w}; }
+HISTO_SIM_VECTOR(char, signed char, 1, 2, 4)
+HISTO_SIM_VECTOR(uchar, unsigned char, 1, 2, 4)
+HISTO_SIM_VECTOR(short, short, 2, 4, 8)
+HISTO_SIM_VECTOR(ushort, unsigned short, 2, 4, 8)
+HISTO_SIM_VECTOR(int, int, 4, 8, 16)
+HISTO_SIM_VECTOR(float, float, 4, 8, 16)
+HISTO_SIM_VECTOR(long, long, 8, 16, 16)
+HISTO_SIM_VECTOR(ulong, unsigned long, 8, 16, 16)
+HISTO_SIM_VECTOR(longlong, long long, 8, 16, 16)
+HISTO_SIM_VECTOR(ulonglong, unsigned long long, 8, 16, 16)
+HISTO_SIM_VECTOR(double, double, 8, 16, 16)
+#undef HISTO_SIM_VECTOR
+struct alignas(4) uint1 { unsigned x; };
+struct alignas(8) uint2 { unsigned x, y; };
+struct alignas(16) uint4 { unsigned x, y, z, w; };
+HISTO_SIM_DEVICE_API inline constexpr uint1 make_uint1(unsigned x) { return {x}; }
+HISTO_SIM_DEVICE_API inline constexpr uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
+HISTO_SIM_DEVICE_API inline constexpr uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
+HISTO_SIM_DEVICE_API inline constexpr uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
+  return {x, y, z, w};
 }
 
 // ---- Runtime types ---------------------------------------------------------------------------
@@ -64,6 +130,7 @@ enum cudaError_t {
   cudaErrorInvalidDeviceFunction = 8,
   cudaErrorInvalidConfiguration = 9,
   cudaErrorInvalidDevice = 10,
+  cudaErrorInvalidSymbol = 13,
   cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorInsufficientDriver = 35,
   cudaErrorNoDevice = 100,
@@ -208,6 +275,61 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, T* kernel
       blocks, reinterpret_cast<const void*>(kernel), block_size, dynamic_shared);
 }
 
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes;    // static shared memory: nvcc's figure where known, else 0
+  size_t constSizeBytes;
+  size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;               // registers per thread: nvcc's figure where known, else 0
+  int ptxVersion;
+  int binaryVersion;
+  int maxDynamicSharedSizeBytes;
+};
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* kernel);
+template <typename T>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, T* kernel) {
+  return cudaFuncGetAttributes(attributes, reinterpret_cast<const void*>(kernel));
+}
+
+// __device__ and __constant__ variables (the symbol is the variable itself, as in CUDA).
+namespace histo_sim {
+cudaError_t symbol_address(void** address, const void* symbol, size_t symbol_bytes);
+cudaError_t symbol_copy(void* dst, const void* src, size_t count, const void* symbol,
+                        size_t symbol_bytes, size_t offset, cudaMemcpyKind kind, bool to_symbol,
+                        cudaStream_t stream, bool async);
+}  // namespace histo_sim
+template <typename T>
+cudaError_t cudaGetSymbolAddress(void** address, const T& symbol) {
+  return ::histo_sim::symbol_address(address, &symbol, sizeof(T));
+}
+template <typename T>
+cudaError_t cudaGetSymbolSize(size_t* bytes, const T& symbol) {
+  void* unused = nullptr;
+  const cudaError_t e = ::histo_sim::symbol_address(&unused, &symbol, sizeof(T));
+  if (e == cudaSuccess) *bytes = sizeof(T);
+  return e;
+}
+template <typename T>
+cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count, size_t offset = 0,
+                               cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  return ::histo_sim::symbol_copy(nullptr, src, count, &symbol, sizeof(T), offset, kind, true, 0, false);
+}
+template <typename T>
+cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                 cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  return ::histo_sim::symbol_copy(dst, nullptr, count, &symbol, sizeof(T), offset, kind, false, 0, false);
+}
+template <typename T>
+cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count, size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0) {
+  return ::histo_sim::symbol_copy(nullptr, src, count, &symbol, sizeof(T), offset, kind, true, stream, true);
+}
+template <typename T>
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0) {
+  return ::histo_sim::symbol_copy(dst, nullptr, count, &symbol, sizeof(T), offset, kind, false, stream, true);
+}
+
 // ---- The simulated device: scheduler interface (sim/src/device.cpp) -------------------------
 namespace histo_sim {
 
@@ -221,18 +343,27 @@ extern ThreadView* g_current;  // the running thread's view (only the device thr
 extern uint3 g_block_idx;
 extern dim3 g_block_dim;
 extern dim3 g_grid_dim;
+// The block's dynamic shared memory: one fixed buffer (blocks run one at a time), as large as
+// the largest any GPU shape allows a block, so an extern __shared__ array declared at file scope
+// has a fixed address too. g_dynamic_shared points at it during a launch that has any.
+constexpr size_t kDynamicSharedCapacity = 232448;
+extern unsigned char g_dynamic_storage[kDynamicSharedCapacity];
 extern unsigned char* g_dynamic_shared;
+template <typename T>
+HISTO_SIM_DEVICE_API inline T* dynamic_shared() {
+  return reinterpret_cast<T*>(g_dynamic_storage);
+}
 
 // Blocks the calling thread at a block-wide barrier (file:line name it in reports).
-void syncthreads(const char* file, int line);
+HISTO_SIM_DEVICE_API void syncthreads(const char* file, int line);
 
 enum class WarpOp { ballot, any, all, match_any, match_all, shfl, shfl_up, shfl_down, shfl_xor,
                     syncwarp, activemask };
 // A warp-collective operation: waits until every lane `mask` names has arrived at the same
 // operation with the same mask, then returns this lane's result. `value` carries the lane's
 // operand, `arg` the source lane, delta or lane mask, `width` the shuffle segment.
-uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int width,
-                         const char* file, int line);
+HISTO_SIM_DEVICE_API uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg,
+                                              int width, const char* file, int line);
 
 // Runs kernel(args...) on every thread of the grid; stream order is kept by running each launch
 // to completion before it returns. Errors (bad configuration, a deadlock) become the launch's
@@ -241,26 +372,84 @@ using ThreadBody = void (*)(void* closure);
 void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
             ThreadBody body, void* closure);
 
+// kernel(args...) on the grid: the arguments are converted to the kernel's parameter types once,
+// as a launch does, and every thread gets its own copies.
+template <typename... Params, typename... Args>
+void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_shared,
+                   cudaStream_t stream, Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args), "the kernel takes a different number of arguments");
+  using Params_t = std::tuple<std::decay_t<Params>...>;
+  struct Closure {
+    void (*kernel)(Params...);
+    Params_t params;
+  } closure{kernel, Params_t(std::forward<Args>(args)...)};
+  launch(reinterpret_cast<const void*>(kernel), grid, block, dynamic_shared, stream,
+         [](void* c) {
+           auto* self = static_cast<Closure*>(c);
+           Params_t copy = self->params;
+           std::apply(self->kernel, copy);
+         },
+         &closure);
+}
+
+// kernel<<<grid, block, shared, stream>>>(args), as the build's wrapper writes it
+// (sim/tools/wrap.cpp): `kernel * ::histo_sim::chevrons(grid, block, shared, stream)(args)`.
+// chevrons(...)(args) holds the configuration and the arguments; `kernel *` launches.
+template <typename... Args>
+struct PendingLaunch {
+  dim3 grid, block;
+  size_t shared;
+  cudaStream_t stream;
+  std::tuple<Args&&...> args;
+};
+struct ChevronConfig {
+  dim3 grid, block;
+  size_t shared;
+  cudaStream_t stream;
+  template <typename... Args>
+  PendingLaunch<Args...> operator()(Args&&... args) const {
+    return {grid, block, shared, stream, std::forward_as_tuple(std::forward<Args>(args)...)};
+  }
+};
+inline ChevronConfig chevrons(dim3 grid, dim3 block, size_t shared = 0, cudaStream_t stream = 0) {
+  return {grid, block, shared, stream};
+}
+template <typename... Params, typename... Args>
+void operator*(void (*kernel)(Params...), PendingLaunch<Args...>&& p) {
+  static_assert(sizeof...(Params) == sizeof...(Args),
+                "kernel<<<...>>>(args): the kernel takes a different number of arguments");
+  std::apply(
+      [&](auto&&... a) {
+        launch_kernel(kernel, p.grid, p.block, p.shared, p.stream, std::forward<decltype(a)>(a)...);
+      },
+      std::move(p.args));
+}
+
 // The access trace (sim/src/trace.cpp): atomics and __ldg report themselves; the call's return
 // address names the instruction. traced_load also performs the load.
-void trace_atomic(const void* address, unsigned bytes, bool adds_one = false);
-void traced_load(const void* address, void* out, unsigned bytes);
+HISTO_SIM_DEVICE_API void trace_atomic(const void* address, unsigned bytes, bool adds_one = false);
+HISTO_SIM_DEVICE_API void traced_load(const void* address, void* out, unsigned bytes);
 
 template <typename T>
-uint64_t to_bits(T v) {
+HISTO_SIM_DEVICE_API uint64_t to_bits(T v) {
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "warp operands are 1-8 bytes");
   uint64_t bits = 0;
   std::memcpy(&bits, &v, sizeof(T));
   return bits;
 }
 template <typename T>
-T from_bits(uint64_t bits) {
+HISTO_SIM_DEVICE_API T from_bits(uint64_t bits) {
   T v;
   std::memcpy(&v, &bits, sizeof(T));
   return v;
 }
 
 }  // namespace histo_sim
+
+// ---- What device code sees (every function from here on is part of the device API) -----------
+#ifdef HISTO_SIM_TCB
+#pragma clang attribute push(HISTO_SIM_DEVICE_API, apply_to = function)
+#endif
 
 // ---- Built-in variables ----------------------------------------------------------------------
 #define threadIdx (::histo_sim::g_current->thread_idx)
@@ -325,9 +514,29 @@ HISTO_SIM_ATOMIC(atomicOr, __atomic_fetch_or)
 HISTO_SIM_ATOMIC(atomicXor, __atomic_fetch_xor)
 HISTO_SIM_ATOMIC(atomicExch, __atomic_exchange_n)
 #undef HISTO_SIM_ATOMIC
-inline float atomicAdd(float* address, float value) {
-  ::histo_sim::trace_atomic(address, sizeof(float));
-  float old, desired;
+// ((old >= limit) ? 0 : old + 1) and ((old == 0 || old > limit) ? limit : old - 1), atomically.
+inline unsigned atomicInc(unsigned* address, unsigned limit) {
+  ::histo_sim::trace_atomic(address, sizeof(unsigned));
+  unsigned old = __atomic_load_n(address, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(address, &old, old >= limit ? 0u : old + 1, false,
+                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
+inline unsigned atomicDec(unsigned* address, unsigned limit) {
+  ::histo_sim::trace_atomic(address, sizeof(unsigned));
+  unsigned old = __atomic_load_n(address, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(address, &old, (old == 0 || old > limit) ? limit : old - 1,
+                                      false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
+namespace histo_sim {
+// atomicAdd on a float or a double: a compare-and-swap loop, as the hardware's add is one.
+template <typename T>
+inline T floating_atomic_add(T* address, T value) {
+  trace_atomic(address, sizeof(T));
+  T old, desired;
   __atomic_load(address, &old, __ATOMIC_RELAXED);
   do {
     desired = old + value;
@@ -335,6 +544,9 @@ inline float atomicAdd(float* address, float value) {
                                       __ATOMIC_RELAXED));
   return old;
 }
+}  // namespace histo_sim
+inline float atomicAdd(float* address, float value) { return ::histo_sim::floating_atomic_add(address, value); }
+inline double atomicAdd(double* address, double value) { return ::histo_sim::floating_atomic_add(address, value); }
 template <typename T, typename U>
 inline T atomicMax(T* address, U value) {
   ::histo_sim::trace_atomic(address, sizeof(T));
@@ -399,6 +611,48 @@ inline unsigned __vcmpeq4(unsigned a, unsigned b) {
 }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// Cache-hinted loads and stores: plain ones here (the hint changes no count the simulator keeps).
+template <typename T>
+inline T __ldcg(const T* p) { return __ldg(p); }
+template <typename T>
+inline T __ldca(const T* p) { return __ldg(p); }
+template <typename T>
+inline T __ldcs(const T* p) { return __ldg(p); }
+template <typename T>
+inline T __ldlu(const T* p) { return __ldg(p); }
+template <typename T>
+inline T __ldcv(const T* p) { return __ldg(p); }
+inline int __mul24(int a, int b) { return int((long long)(a << 8 >> 8) * (b << 8 >> 8)); }
+inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xFFFFFFu) * (b & 0xFFFFFFu); }
+inline int __mulhi(int a, int b) { return int(((long long)a * b) >> 32); }
+inline unsigned __umulhi(unsigned a, unsigned b) { return unsigned(((unsigned long long)a * b) >> 32); }
+inline unsigned __sad(int a, int b, unsigned c) { return c + unsigned(a > b ? a - b : b - a); }
+inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return c + (a > b ? a - b : b - a); }
+inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, 4); return i; }
+inline unsigned __float_as_uint(float x) { unsigned i; std::memcpy(&i, &x, 4); return i; }
+inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, 4); return x; }
+inline float __uint_as_float(unsigned i) { float x; std::memcpy(&x, &i, 4); return x; }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __saturatef(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __powf(float a, float b) { return powf(a, b); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline int __float2int_rn(float x) { return int(nearbyintf(x)); }
+inline int __float2int_rz(float x) { return int(x); }
+inline unsigned __float2uint_rn(float x) { return unsigned(nearbyintf(x)); }
+inline unsigned __float2uint_rz(float x) { return unsigned(x); }
+inline float __int2float_rn(int x) { return float(x); }
+inline float __uint2float_rn(unsigned x) { return float(x); }
+// clock(): the simulator's threads take turns, so a cycle count means nothing; it counts up.
+inline long long clock64() {
+  static thread_local long long ticks = 0;
+  return ticks += 1000;
+}
+inline void __nanosleep(unsigned) {}
 // The device overloads of min and max (CUDA's math headers declare the same set).
 #define HISTO_SIM_MIN_MAX(T)                          \
   inline T min(T a, T b) { return b < a ? b : a; }    \
@@ -412,3 +666,7 @@ HISTO_SIM_MIN_MAX(unsigned long long)
 HISTO_SIM_MIN_MAX(float)
 HISTO_SIM_MIN_MAX(double)
 #undef HISTO_SIM_MIN_MAX
+
+#ifdef HISTO_SIM_TCB
+#pragma clang attribute pop
+#endif

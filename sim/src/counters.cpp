@@ -35,6 +35,9 @@ using trace::Kind;
 using trace::Request;
 using trace::Space;
 
+constexpr size_t kLoadsInFlight = 16;  // the most loads a run is taken to have in flight
+constexpr uint64_t kLongRun = 8;        // the shortest run taken to be an unrolled loop's
+
 // Wavefronts for one shared-memory request, and the ideal (conflict-free) number. Lanes that
 // read one word are served together; with `per_lane`, lanes on one word are not (an atomic
 // other than an add of 1).
@@ -89,15 +92,38 @@ class Counting final : public trace::Consumer {
     ++c.warps;
     if (warp == 0) ++c.blocks_run;
     bool in_load_run = false;
+    // A long run of global loads with nothing between (at least kLongRun: a loop of independent
+    // loads the compiler unrolled, such as a sum over partial results) can be in flight
+    // together: as many at once as the run has different load instructions, at most
+    // kLoadsInFlight. A shorter run (a loop trip's loads before their use) or a run of one
+    // instruction (a loop kept rolled) waits for each load.
+    uint64_t run_length = 0;
+    std::vector<uintptr_t> run_sites;
+    auto end_run = [&] {
+      if (run_length) {
+        const uint64_t in_flight = run_length >= kLongRun ? std::max<uint64_t>(1, run_sites.size()) : 1;
+        c.load_chain_rounds += (run_length + in_flight - 1) / in_flight;
+      }
+      run_length = 0;
+      run_sites.clear();
+    };
     for (const Request& r : requests) {
       const bool global_load = r.space == Space::global && r.kind == Kind::load;
       if (global_load && !in_load_run) ++c.load_rounds;
+      if (!global_load && in_load_run) end_run();
+      if (global_load) {
+        ++run_length;
+        if (run_sites.size() < kLoadsInFlight &&
+            std::find(run_sites.begin(), run_sites.end(), r.site) == run_sites.end())
+          run_sites.push_back(r.site);
+      }
       in_load_run = global_load;
       if (r.space == Space::global)
         count_global(c, r, sm);
       else
         count_shared(c, r, sm);
     }
+    end_run();
   }
 
   void end_launch() override {

@@ -95,6 +95,7 @@ uint3 g_block_idx{0, 0, 0};
 dim3 g_block_dim{1, 1, 1};
 dim3 g_grid_dim{1, 1, 1};
 unsigned char* g_dynamic_shared = nullptr;
+alignas(1024) unsigned char g_dynamic_storage[kDynamicSharedCapacity];
 
 namespace {
 
@@ -169,7 +170,7 @@ unsigned g_threads = 0;  // threads per block of the running launch
 ThreadBody g_body = nullptr;
 void* g_closure = nullptr;
 bool g_abandoned = false;  // fibers left mid-kernel by a failed block: their contexts are reset
-std::vector<unsigned char> g_dynamic_buffer;
+size_t g_dynamic_bytes = 0;  // the running launch's dynamic shared memory (g_dynamic_storage)
 
 constexpr unsigned char kPoison = 0xA5;
 // The device thread's TLS block of the executable: every __shared__ array lives in it.
@@ -344,10 +345,20 @@ struct LaunchFailure {
   std::string message;
 };
 
+const void* g_kernel = nullptr;  // the running launch's kernel
+
+// "256", "16 x 16" or "8 x 8 x 4": a grid or block as it was given.
+std::string dims(dim3 d) {
+  std::string s = std::to_string(d.x);
+  if (d.y != 1 || d.z != 1) s += " x " + std::to_string(d.y);
+  if (d.z != 1) s += " x " + std::to_string(d.z);
+  return s;
+}
+
 [[noreturn]] void fail_block(const std::string& headline, const std::string& cause) {
   std::ostringstream out;
-  out << "CPU simulator: block (" << g_block_idx.x << "," << g_block_idx.y << "," << g_block_idx.z
-      << ") of grid " << g_grid_dim.x << " x block " << g_block_dim.x << ": " << headline << ":"
+  out << "CPU simulator: kernel " << kernel_name(g_kernel) << ", block (" << g_block_idx.x << "," << g_block_idx.y << "," << g_block_idx.z
+      << ") of grid " << dims(g_grid_dim) << " x block " << dims(g_block_dim) << ": " << headline << ":"
       << describe_block_state() << "\n  " << cause;
   throw LaunchFailure{out.str()};
 }
@@ -501,7 +512,7 @@ void poison_shared_memory() {
         return 1;
       },
       nullptr);
-  if (!g_dynamic_buffer.empty()) std::memset(g_dynamic_buffer.data(), kPoison, g_dynamic_buffer.size());
+  if (g_dynamic_bytes) std::memset(g_dynamic_storage, kPoison, g_dynamic_bytes);
 }
 
 void run_block() {
@@ -513,9 +524,8 @@ void run_block() {
   }
   for (unsigned t = 0; t < g_threads; ++t) g_fibers[t].state = State::runnable;
   const unsigned block = g_block_idx.x + g_grid_dim.x * (g_block_idx.y + g_grid_dim.y * g_block_idx.z);
-  unsigned char* dynamic_lo = g_dynamic_buffer.data();
-  trace::begin_block(block, g_threads, g_tls_lo, g_tls_hi, dynamic_lo,
-                     dynamic_lo + g_dynamic_buffer.size());
+  trace::begin_block(block, g_threads, g_tls_lo, g_tls_hi, g_dynamic_storage,
+                     g_dynamic_storage + g_dynamic_bytes);
   hb_release(&g_launch_sync);
   g_abandoned = true;  // until the block completes
   for (;;) {
@@ -660,7 +670,7 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
   const uint64_t threads = uint64_t(block.x) * block.y * block.z;
   const uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
   if (threads == 0 || threads > 1024 || blocks == 0 || grid.x > 0x7FFFFFFFu || grid.y > 65535 ||
-      grid.z > 65535 || block.z > 64) {
+      grid.z > 65535 || block.x > 1024 || block.y > 1024 || block.z > 64) {
     std::ostringstream why;
     why << "CPU simulator: invalid launch configuration: grid " << grid.x << " x " << grid.y
         << " x " << grid.z << ", block " << block.x << " x " << block.y << " x " << block.z
@@ -668,7 +678,7 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     set_launch_error(cudaErrorInvalidConfiguration, why.str());
     return;
   }
-  if (dynamic_shared > dynamic_shared_limit(kernel)) {
+  if (dynamic_shared > dynamic_shared_limit(kernel) || dynamic_shared > kDynamicSharedCapacity) {
     std::ostringstream why;
     why << "CPU simulator: the launch asks for " << dynamic_shared
         << " B of dynamic shared memory; this kernel may use " << dynamic_shared_limit(kernel)
@@ -683,17 +693,19 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
   }
   before_stream_work(stream);
   const DeviceAccess access;  // the kernel may touch device memory; host code may not
+  report_launch(kernel, grid, block);
   hazards_before_launch();
   std::string failure;
   device_thread().run([&] {
     IgnoreAccesses ignore;
+    g_kernel = kernel;
     g_grid_dim = grid;
     g_block_dim = block;
     g_threads = unsigned(threads);
     g_body = body;
     g_closure = closure;
-    g_dynamic_buffer.assign(dynamic_shared, kPoison);
-    g_dynamic_shared = g_dynamic_buffer.empty() ? nullptr : g_dynamic_buffer.data();
+    g_dynamic_bytes = dynamic_shared;
+    g_dynamic_shared = dynamic_shared ? g_dynamic_storage : nullptr;
     while (g_fibers.size() < threads) {
       g_fibers.emplace_back();
       reset_fiber(g_fibers.back());
@@ -722,10 +734,11 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     }
     trace::end_launch();
   });
-  if (failure.empty()) failure = hazards_after_launch();
+  if (failure.empty()) failure = hazards_after_launch(kernel);
   if (!failure.empty()) {
     std::fprintf(stderr, "%s\n", failure.c_str());
-    set_launch_error(cudaErrorLaunchFailure, failure);
+    report_launch_failed(failure);
+    set_launch_fault(cudaErrorLaunchFailure, failure);
   }
 }
 

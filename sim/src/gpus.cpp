@@ -28,13 +28,16 @@ GpuShape scaled(GpuShape g, const GpuShape& h200, double vendor_dram_gbps) {
   g.atomic_spread_per_s = h200.atomic_spread_per_s * clock * sms;
   g.shared_wavefronts_per_sm_per_s = h200.shared_wavefronts_per_sm_per_s * clock;
   g.shared_atomic_wavefronts_per_sm_per_s = h200.shared_atomic_wavefronts_per_sm_per_s * clock;
+  g.l2_read_gbps = h200.l2_read_gbps * clock * sms;
+  g.l2_load_request_ns = h200.l2_load_request_ns / clock;
+  g.l2_resident_bytes = h200.l2_resident_bytes * double(g.l2_bytes) / double(h200.l2_bytes);
   return g;
 }
 
 std::vector<GpuShape> make_shapes() {
   // key, name, cc, SMs, shared/SM, shared/block opt-in, reserved/block, threads/SM, blocks/SM,
   // L2, boost clock (MHz).
-  const GpuShape h200{
+  GpuShape h200{
       "h200", "NVIDIA H200", 9, 0, 132, 233472, 232448, 1024, 2048, 32, 62914560, 1980,
       // Measured on an NVIDIA H200 (report/calibration.json, bench/calibrate.cu; the key):
       6.11,           // launch_after_memset_us
@@ -49,6 +52,11 @@ std::vector<GpuShape> make_shapes() {
       1.868e9,        // shared_atomic_wavefronts_per_sm_per_s
       "measured on an NVIDIA H200 (report/calibration.json); shape: NVIDIA H200 datasheet and "
       "the CUDA Programming Guide's table for compute capability 9.0"};
+  // The L2 (bench/calibrate.cu): each value is the calibration key named beside it, copied from
+  // report/calibration.json by sim/tests/gpu_validation.py apply; 0 until measured.
+  h200.l2_read_gbps = 0;        // calibration: l2_read_gbps
+  h200.l2_load_request_ns = 0;  // calibration: l2_load_request_ns
+  h200.l2_resident_bytes = 0;   // calibration: l2_resident_bytes
   // The correctness tests' device: small on purpose, so grids stay small on a CPU.
   GpuShape small = h200;
   small.key = "small";

@@ -23,13 +23,7 @@
 #include "histo_sim_host_writes.h"
 #include "internal.hpp"
 
-#include <cxxabi.h>
 #include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -101,42 +95,7 @@ std::string short_name(const std::string& demangled) {
 const std::vector<SharedVariable>& shared_variables() {
   static const std::vector<SharedVariable> variables = [] {
     std::vector<SharedVariable> found;
-    const int fd = open("/proc/self/exe", O_RDONLY);
-    if (fd < 0) return found;
-    struct stat st {};
-    void* map = fstat(fd, &st) == 0 && st.st_size > 0
-                    ? mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
-                    : MAP_FAILED;
-    close(fd);
-    if (map == MAP_FAILED) return found;
-    const auto* base = static_cast<const unsigned char*>(map);
-    const size_t size = size_t(st.st_size);
-    const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
-    if (size >= sizeof(Elf64_Ehdr) && std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
-        eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_shoff + uint64_t(eh->e_shnum) * sizeof(Elf64_Shdr) <= size) {
-      const auto* sections = reinterpret_cast<const Elf64_Shdr*>(base + eh->e_shoff);
-      for (unsigned i = 0; i < eh->e_shnum; ++i) {
-        if (sections[i].sh_type != SHT_SYMTAB || sections[i].sh_link >= eh->e_shnum) continue;
-        const Elf64_Shdr& strings = sections[sections[i].sh_link];
-        if (sections[i].sh_offset + sections[i].sh_size > size || strings.sh_offset + strings.sh_size > size)
-          continue;
-        const auto* symbols = reinterpret_cast<const Elf64_Sym*>(base + sections[i].sh_offset);
-        const char* names = reinterpret_cast<const char*>(base + strings.sh_offset);
-        for (size_t k = 0; k < sections[i].sh_size / sizeof(Elf64_Sym); ++k) {
-          const Elf64_Sym& sym = symbols[k];
-          if (ELF64_ST_TYPE(sym.st_info) != STT_TLS || sym.st_size == 0 || sym.st_name >= strings.sh_size)
-            continue;
-          const char* mangled = names + sym.st_name;
-          int status = 0;
-          char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-          found.push_back({sym.st_value, sym.st_size, short_name(status == 0 && demangled ? demangled : mangled)});
-          std::free(demangled);
-        }
-      }
-    }
-    munmap(map, size);
-    std::sort(found.begin(), found.end(),
-              [](const SharedVariable& a, const SharedVariable& b) { return a.offset < b.offset; });
+    for (const Symbol* sym : tls_symbols()) found.push_back({sym->address, sym->size, short_name(sym->name)});
     return found;
   }();
   return variables;
@@ -188,19 +147,23 @@ class Hazards final : public trace::Consumer {
     written_hi_ = 0;
     findings_.clear();
     reported_sites_.clear();
+    last_site_ = 0;
+    last_reported_ = false;
     more_ = 0;
   }
   void begin_block(unsigned block) override {
     block_ = block;
     ++generation_;  // every shared byte's state is stale: no vector to clear
-    unwritten_.clear();
+    unwritten_offsets_.clear();
   }
   // A read of a byte nobody wrote is reported once the block is done, unless another thread
   // wrote that byte later in the same barrier interval: then the two race (a missing barrier
   // after zeroing), and the race is the cause.
   void block_done() override {
-    for (const auto& [offset, u] : unwritten_) {
-      if (u.raced) continue;
+    std::sort(unwritten_offsets_.begin(), unwritten_offsets_.end());
+    for (const uint64_t offset : unwritten_offsets_) {
+      const Unwritten& u = unwritten_[offset];
+      if (u.raced || is_reported(u.site)) continue;
       std::ostringstream out;
       out << "CPU simulator: " << block_name() << " thread " << u.thread << " " << verb(u.kind)
           << " " << describe_shared(offset, u.bytes, source_line(u.site))
@@ -211,7 +174,34 @@ class Hazards final : public trace::Consumer {
     }
   }
   void access(const trace::Access& a) override {
+    // Whether this access's line was reported already: then its races are only bookkeeping
+    // (a racing kernel races on nearly every access; one look-up per access, not per byte).
+    if (a.site != last_site_) {
+      last_site_ = a.site;
+      last_reported_ = is_reported(a.site);
+    }
     if (a.space == trace::Space::shared) {
+      // A word whose bytes share one history (the common case) is judged once.
+      if (a.bytes > 1 && a.address + a.bytes <= shared_.size() && uniform(a.address, a.bytes)) {
+        const bool raced = shared_byte(a, a.address);
+        const ByteState& f = shared_[a.address];
+        for (unsigned b = 1; b < a.bytes; ++b) {
+          ByteState& t = shared_[a.address + b];
+          t.generation = f.generation;
+          if (a.kind == trace::Kind::load) {
+            t.reader = f.reader;
+            t.read_interval = f.read_interval;
+            t.read_site = f.read_site;
+          } else {
+            t.writer = f.writer;
+            t.write_interval = f.write_interval;
+            t.write_site = f.write_site;
+            t.write_atomic = f.write_atomic;
+          }
+          if (raced) mark_raced(a.address + b);
+        }
+        return;
+      }
       for (unsigned b = 0; b < a.bytes; ++b) shared_byte(a, a.address + b);
     } else {
       if (a.shadow) initcheck(a);
@@ -221,9 +211,14 @@ class Hazards final : public trace::Consumer {
   }
   void end_launch() override {}
 
-  std::string take() {
+  // The launch's first hazard, naming the kernel: "CPU simulator: kernel K: a shared-memory
+  // race in block 0: ...".
+  std::string take(const void* kernel) {
     if (findings_.empty()) return "";
+    const std::string prefix = "CPU simulator: ";
     std::string text = findings_.front();
+    if (text.rfind(prefix, 0) == 0)
+      text = prefix + "kernel " + kernel_name(kernel) + ": " + text.substr(prefix.size());
     if (findings_.size() > 1 || more_) {
       text += " (" + std::to_string(findings_.size() - 1 + more_) + " more hazard(s) in this launch";
       if (findings_.size() > 1) text += "; next: " + findings_[1];
@@ -242,7 +237,7 @@ class Hazards final : public trace::Consumer {
     if (shadow.unwritten == 0) return;
     if (a.kind != trace::Kind::store) {
       const uintptr_t byte = shadow.first_unwritten(a.address, a.bytes);
-      if (byte != ~uintptr_t(0) && !reported_sites_.count(a.site))
+      if (byte != ~uintptr_t(0) && !is_reported(a.site))
         unwritten_global(a, byte, shadow.poisoned);
     }
     if (a.kind != trace::Kind::load) shadow.written(a.address, a.bytes);
@@ -267,7 +262,9 @@ class Hazards final : public trace::Consumer {
   }
 
   void report(uintptr_t site, const std::string& sentence) {
-    if (!reported_sites_.insert(site).second) return;  // once per source line
+    if (is_reported(site)) return;  // once per source line
+    reported_sites_.push_back(site);
+    if (site == last_site_) last_reported_ = true;
     if (findings_.size() < 3)
       findings_.push_back(sentence);
     else
@@ -278,6 +275,9 @@ class Hazards final : public trace::Consumer {
 
   void race(const trace::Access& a, const char* memory, uint64_t where, unsigned other,
             uintptr_t other_site, trace::Kind other_kind, unsigned interval) {
+    // Once per source line: a racing kernel races on nearly every access, and the sentence
+    // (source lines, names) is built only for the first.
+    if (a.site == last_site_ ? last_reported_ : is_reported(a.site)) return;
     std::ostringstream out;
     out << "CPU simulator: a " << memory << " race in " << block_name() << ": thread " << a.thread
         << " " << verb(a.kind) << " " << describe_shared(where, a.bytes, source_line(a.site))
@@ -288,20 +288,43 @@ class Hazards final : public trace::Consumer {
     report(a.site, out.str());
   }
 
-  void shared_byte(const trace::Access& a, uint64_t offset) {
-    if (offset >= shared_.size()) shared_.resize(offset + 4096);
+  // Whether bytes [offset, offset + n) of shared memory have one history in this block.
+  bool uniform(uint64_t offset, unsigned n) const {
+    const ByteState& f = shared_[offset];
+    for (unsigned b = 1; b < n; ++b) {
+      const ByteState& t = shared_[offset + b];
+      if (t.generation != f.generation || t.writer != f.writer || t.write_interval != f.write_interval ||
+          t.write_atomic != f.write_atomic || t.reader != f.reader || t.read_interval != f.read_interval ||
+          (f.generation == generation_ && f.writer == kNone &&
+           unwritten_[offset + b].generation != unwritten_[offset].generation))
+        return false;
+    }
+    return true;
+  }
+
+  // One byte's access; true when it raced.
+  bool shared_byte(const trace::Access& a, uint64_t offset) {
+    if (offset >= shared_.size()) {
+      shared_.resize(offset + 4096);
+      unwritten_.resize(offset + 4096);
+    }
     ByteState& s = shared_[offset];
     if (s.generation != generation_) s = ByteState{generation_};
     const bool atomic = a.kind == trace::Kind::atomic;
-    if (a.kind != trace::Kind::store && s.writer == kNone && !unwritten_.count(offset))
-      unwritten_[offset] = Unwritten{a.thread, a.interval, a.bytes, a.site, a.kind, false};
+    if (a.kind != trace::Kind::store && s.writer == kNone && unwritten_[offset].generation != generation_) {
+      unwritten_[offset] = Unwritten{a.thread, a.interval, a.bytes, a.site, a.kind, false, generation_};
+      unwritten_offsets_.push_back(offset);
+    }
+    bool raced = false;
     if (s.writer != kNone && s.writer != a.thread && s.write_interval == a.interval &&
         !(atomic && s.write_atomic)) {
+      raced = true;
       mark_raced(offset);
       race(a, "shared-memory", offset, s.writer, s.write_site,
            s.write_atomic ? trace::Kind::atomic : trace::Kind::store, a.interval);
     } else if (a.kind != trace::Kind::load && s.reader != kNone && s.reader != a.thread &&
                s.read_interval == a.interval) {
+      raced = true;
       mark_raced(offset);
       race(a, "shared-memory", offset, s.reader, s.read_site, trace::Kind::load, a.interval);
     }
@@ -317,6 +340,7 @@ class Hazards final : public trace::Consumer {
       s.write_site = a.site;
       s.write_atomic = atomic;
     }
+    return raced;
   }
 
   void global_byte(const trace::Access& a, uint64_t address) {
@@ -361,6 +385,7 @@ class Hazards final : public trace::Consumer {
 
   void race_global(const trace::Access& a, uint64_t address, unsigned other, uintptr_t other_site,
                    trace::Kind other_kind) {
+    if (a.site == last_site_ ? last_reported_ : is_reported(a.site)) return;  // as race()
     std::ostringstream out;
     const std::string at = describe_device_address(address);
     out << "CPU simulator: a global-memory race: block " << block_ << " thread " << a.thread << " "
@@ -377,19 +402,28 @@ class Hazards final : public trace::Consumer {
     uintptr_t site;
     trace::Kind kind;
     bool raced;
+    unsigned generation;  // the block it belongs to (Hazards::generation_)
   };
   void mark_raced(uint64_t offset) {
-    const auto it = unwritten_.find(offset);
-    if (it != unwritten_.end()) it->second.raced = true;
+    if (unwritten_[offset].generation == generation_) unwritten_[offset].raced = true;
   }
 
-  std::map<uint64_t, Unwritten> unwritten_;  // the first read of each never-written byte
+  // The first read of each never-written byte, by offset (entries of older blocks are stale),
+  // and the offsets of this block's entries.
+  std::vector<Unwritten> unwritten_;
+  std::vector<uint64_t> unwritten_offsets_;
   unsigned block_threads_ = 0, block_ = 0, generation_ = 0;
   std::vector<ByteState> shared_;  // by offset in the block's shared memory
   std::unordered_map<uint64_t, ByteState> global_;
   uint64_t written_lo_ = ~uint64_t(0), written_hi_ = 0;  // global bytes the launch wrote
   std::vector<std::string> findings_;
-  std::unordered_set<uintptr_t> reported_sites_;
+  // The lines reported in this launch: a few, so a vector beats a hash set.
+  std::vector<uintptr_t> reported_sites_;
+  bool is_reported(uintptr_t site) const {
+    return std::find(reported_sites_.begin(), reported_sites_.end(), site) != reported_sites_.end();
+  }
+  uintptr_t last_site_ = 0;     // the latest access's line, and whether it was reported
+  bool last_reported_ = false;
   size_t more_ = 0;
 };
 
@@ -452,12 +486,12 @@ void hazards_before_launch() {
   trace::attach(g_hazards);
 }
 
-std::string hazards_after_launch() {
+std::string hazards_after_launch(const void* kernel) {
   if (!g_hazards) {
     ++g_unchecked;
     return "";
   }
-  const std::string found = g_hazards->take();
+  const std::string found = g_hazards->take(kernel);
   // A kernel compiled without the trace's hooks (not a lab source) shows only its atomics and
   // __ldg loads: what it wrote plainly is unknown, so nothing can be concluded about it, and
   // whatever it may have written counts as written from now on.

@@ -15,6 +15,9 @@ namespace histo_sim {
 // Records an error for cudaGetLastError and the next synchronizing call; `detail` becomes the
 // error's cudaGetErrorString text, so CUDA_CHECK's message carries it.
 void set_launch_error(cudaError_t code, const std::string& detail);
+// Records that a kernel failed while it ran (a hazard, a deadlock): the first cudaGetLastError
+// or synchronizing call reports it, once, as a GPU reports a fault in a kernel.
+void set_launch_fault(cudaError_t code, const std::string& detail);
 
 // Dynamic shared memory a kernel may use: 48 KiB, or what cudaFuncSetAttribute allowed.
 size_t dynamic_shared_limit(const void* kernel);
@@ -48,6 +51,7 @@ struct DeviceShadow {
 struct DeviceRange {
   uintptr_t begin, end;
   DeviceShadow* shadow;
+  bool constant;  // __constant__ variables: read through the constant cache on a GPU
 };
 std::vector<DeviceRange> device_ranges();
 
@@ -57,6 +61,39 @@ bool initcheck_enabled();
 // After a launch the trace saw only partly (a kernel compiled without the hooks: its plain
 // stores are unseen), every allocation counts as written.
 void assume_all_written();
+
+// The executable's functions and variables (its ELF symbol table, symbols.cpp), at their
+// addresses in this process. TLS symbols (the __shared__ arrays) keep their offset in the TLS
+// block as `address`.
+struct Symbol {
+  uintptr_t address;
+  size_t size;
+  bool tls;
+  std::string mangled;
+  std::string name;  // demangled
+};
+// The function or variable that holds `address`, or null.
+const Symbol* symbol_at(const void* address);
+// Every TLS symbol, by offset.
+std::vector<const Symbol*> tls_symbols();
+// A kernel as reports name it: "lab04::histogram_vec16_kernel<true>" (no parameter list), or
+// "the kernel at 0x..." where the symbol table has none.
+std::string kernel_name(const void* kernel);
+
+// What nvcc's sm_90 build says about a kernel (resources.cpp, histo_sim/nvcc_info.hpp), or
+// known == false where the build had no nvcc (or nvcc's table has no such kernel).
+struct KernelResources {
+  bool known = false;
+  int registers = 0;         // per thread
+  size_t static_shared = 0;  // bytes
+  bool sass = false;         // the SASS figures below are known
+  double loads_per_round = 1;
+  double instructions_per[6] = {};
+  double instructions_per_warp = 0;
+};
+KernelResources kernel_resources(const void* kernel);
+// A mangled name with its anonymous namespaces written as the host compiler writes them.
+std::string canonical_mangled(const std::string& mangled);
 
 // file:line of a code address (addr2line), or "?"; frames of files whose names start with one
 // of `skip` are passed over (an inlined helper's line is not the caller's).
@@ -93,9 +130,13 @@ struct HostAccess {
 uint64_t host_accesses();                // how many were recorded so far
 HostAccess host_access(uint64_t index);  // the index-th (or the oldest still kept)
 
+// The per-launch report (report.cpp, HISTO_SIM_REPORT): each launch that runs, and its failure.
+void report_launch(const void* kernel, dim3 grid, dim3 block);
+void report_launch_failed(const std::string& error);
+
 // The hazard checks (hazards.cpp): armed before a launch; after it, the first hazard found, as
 // the sentence the launch fails with ("" when none).
 void hazards_before_launch();
-std::string hazards_after_launch();
+std::string hazards_after_launch(const void* kernel);
 
 }  // namespace histo_sim

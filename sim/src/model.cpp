@@ -1,25 +1,35 @@
 // The cost model (histo_sim/model.hpp). Per launch, on the named GPU:
-//   DRAM reads          dram bytes / read bandwidth
-//   load latency        a warp's chain of loads, each waited for in turn: its global load
-//                       requests x what one costs in a latency-bound loop, plus its shared
-//                       loads x a shared load's latency (a counter's read-modify-write waits
-//                       for the read); blocks beyond those the device holds at once run in
-//                       further waves, the last partial one a whole wave: (requests x
-//                       load_request_ns + shared loads x shared_load_latency_ns) / warps x
-//                       ceil(grid / resident blocks)
+//   DRAM reads          dram bytes / read bandwidth; nothing for an input that stays in the L2
+//                       (at most l2_resident_bytes: a launch repeated on it, as a timing loop
+//                       repeats it, reads it from the L2)
+//   L2 reads            dram bytes / the L2's read bandwidth
+//   load latency        a warp's chain of loads, each round of loads waited for in turn: its
+//                       rounds x what one costs in a latency-bound loop (load_request_ns, or
+//                       l2_load_request_ns for an input in the L2), plus its shared loads x a
+//                       shared load's latency (a counter's read-modify-write waits for the
+//                       read); blocks beyond those the device holds at once run in further
+//                       waves, the last partial one a whole wave. A round is the loads issued
+//                       before the first wait: with nvcc's SASS, the loads its main load loop
+//                       keeps in flight (loads_per_round); without it, the access trace's runs
+//                       of loads with nothing between, as many in flight as a run has
+//                       different load instructions (counters.cpp)
 //   load sectors        the 32-byte sectors global loads move / (SMs x each SM's sector rate):
 //                       what uncoalesced loads pay
 //   shared memory       the busiest SM's wavefronts (blocks dealt round-robin) / its rate
 //   atomics, one word   the busiest word's atomic sector passes / the one-word rate
 //   atomics, region     all atomic sector passes / the rate into a 1 KiB region (the footprint
 //                       of every lab's bins) or, for a footprint past 64 KiB, the spread rate
+//   instruction issue   with nvcc's SASS: the warp instructions the launch executes (SASS
+//                       instructions per memory instruction x the counted memory instructions,
+//                       resources.cpp) / (the SMs the grid occupies x 4 per cycle x the clock)
 // plus the launcher's fixed cost (a 1 KiB memset, then the kernel). Launches of one call add.
-// Not modelled: instruction issue (ALU-heavy loops such as run detection), L2 hits, the loads
-// a loop keeps in flight when the compiler unrolls it, the divergence of lanes inside a warp,
-// and how far atomics at a block's end overlap other blocks' loads.
+// Not modelled: lanes diverging inside a warp, and how far the atomics at a block's end
+// overlap other blocks' loads.
 #include "histo_sim/model.hpp"
 
 #include <cuda_runtime.h>
+
+#include "internal.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,10 +37,17 @@
 namespace histo_sim {
 namespace {
 
+// Whether a launch's input stays in the L2 between launches.
+bool l2_resident(const LaunchCounters& c, const GpuShape& gpu) {
+  return gpu.l2_resident_bytes > 0 && gpu.l2_read_gbps > 0 && double(c.dram_read_bytes) <= gpu.l2_resident_bytes;
+}
+
 // The bounds of one launch, in model.hpp's order.
 std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu) {
   std::vector<Bound> b;
-  b.push_back({kResources[0], c.dram_read_bytes / (gpu.dram_read_gbps * 1e9)});
+  const bool resident = l2_resident(c, gpu);
+  const KernelResources r = kernel_resources(c.kernel);
+  b.push_back({kResources[0], resident ? 0.0 : c.dram_read_bytes / (gpu.dram_read_gbps * 1e9)});
   // Resident warps: the occupancy calculator's answer for this kernel on this GPU's shape.
   int per_sm = 1;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c.kernel, int(c.block), 0) != cudaSuccess)
@@ -38,11 +55,13 @@ std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu) {
   const double warps_per_block = (c.block + 31) / 32;
   const double resident_blocks = std::max(1.0, double(std::max(per_sm, 1)) * gpu.sm_count);
   const double warps = std::max(1.0, c.grid * warps_per_block);
-  // A warp's chain: each global load request, then each shared load it waits for (a counter's
+  // A warp's chain: each round of global loads, then each shared load it waits for (a counter's
   // read before its write), one after another. Warps hide each other's chains; the blocks that do
   // not fit on the device at once wait for a wave of their own, the last one too.
-  const double chain_ns = c.global_load_requests * gpu.load_request_ns +
-                          c.shared_load_instructions * gpu.shared_load_latency_ns;
+  const double rounds = r.sass ? c.global_load_requests / std::max(1.0, r.loads_per_round)
+                               : double(c.load_chain_rounds ? c.load_chain_rounds : c.global_load_requests);
+  const double request_ns = resident && gpu.l2_load_request_ns > 0 ? gpu.l2_load_request_ns : gpu.load_request_ns;
+  const double chain_ns = rounds * request_ns + c.shared_load_instructions * gpu.shared_load_latency_ns;
   const double waves = std::max(1.0, std::ceil(c.grid / resident_blocks));
   b.push_back({kResources[1], chain_ns / warps * waves * 1e-9});
   b.push_back({kResources[2], c.global_load_sectors / (gpu.sm_count * gpu.load_sectors_per_sm_per_s)});
@@ -56,6 +75,10 @@ std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu) {
   b.push_back({kResources[4], c.busiest_address_sectors / gpu.atomic_one_address_per_s});
   const double rate = c.atomic_footprint_bytes <= 65536 ? gpu.atomic_region_1k_per_s : gpu.atomic_spread_per_s;
   b.push_back({kResources[5], c.global_atomic_sectors / rate});
+  b.push_back({kResources[6], gpu.l2_read_gbps > 0 ? c.dram_read_bytes / (gpu.l2_read_gbps * 1e9) : 0.0});
+  b.push_back({kResources[7], r.sass ? issued_instructions(c) / (std::min<double>(c.grid, gpu.sm_count) *
+                                                                gpu.issue_per_sm_per_cycle * gpu.clock_mhz * 1e6)
+                                     : 0.0});
   return b;
 }
 
@@ -63,7 +86,11 @@ std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu) {
 
 Prediction predict(const std::vector<LaunchCounters>& launches, const GpuShape& gpu) {
   Prediction p;
+  p.l2_resident = !launches.empty();
+  p.issue_known = !launches.empty();
   for (const LaunchCounters& c : launches) {
+    p.l2_resident = p.l2_resident && l2_resident(c, gpu);
+    p.issue_known = p.issue_known && kernel_resources(c.kernel).sass;
     std::vector<Bound> b = launch_bounds(c, gpu);
     if (p.bounds.empty()) p.bounds.assign(b.size(), Bound{nullptr, 0});
     double largest = 0;
@@ -82,6 +109,17 @@ Prediction predict(const std::vector<LaunchCounters>& launches, const GpuShape& 
   return p;
 }
 
+double issued_instructions(const LaunchCounters& c) {
+  const KernelResources r = kernel_resources(c.kernel);
+  if (!r.sass) return 0;
+  const uint64_t counts[6] = {c.global_load_requests,      c.global_store_requests,
+                              c.global_atomic_requests,    c.shared_load_instructions,
+                              c.shared_store_instructions, c.shared_atomic_instructions};
+  double total = double(c.warps) * r.instructions_per_warp;
+  for (int k = 0; k < 6; ++k) total += double(counts[k]) * r.instructions_per[k];
+  return total;
+}
+
 LaunchCounters scaled_to_grid(const LaunchCounters& sampled) {
   if (sampled.blocks_run == 0 || sampled.blocks_run >= sampled.grid) return sampled;
   LaunchCounters c = sampled;
@@ -96,7 +134,8 @@ LaunchCounters scaled_to_grid(const LaunchCounters& sampled) {
         &LaunchCounters::shared_atomic_instructions, &LaunchCounters::shared_atomic_wavefronts,
         &LaunchCounters::shared_atomic_ideal, &LaunchCounters::dram_read_bytes,
         &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_address_sectors,
-        &LaunchCounters::load_rounds, &LaunchCounters::warps, &LaunchCounters::blocks_run})
+        &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds, &LaunchCounters::warps,
+        &LaunchCounters::blocks_run})
     c.*field = uint64_t(double(sampled.*field) * f + 0.5);
   // Per SM: the mean block's share times the blocks the SM gets, grid / SMs or one more.
   for (std::vector<uint64_t> LaunchCounters::*per_sm :

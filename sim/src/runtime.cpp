@@ -48,12 +48,14 @@ size_t g_global_bytes = size_t(1) << 30;
 constexpr size_t kSharedPerBlock = 48 * 1024;
 constexpr size_t kAlignment = 256;  // cudaMalloc's alignment
 
-// One cudaMalloc allocation.
+// One cudaMalloc allocation, or one section of __device__ or __constant__ variables.
 struct Allocation {
   size_t bytes = 0;
   std::unique_ptr<DeviceShadow> shadow;  // its written bytes (initcheck_enabled() only)
   void* callers[8] = {};                 // cudaMalloc's call stack, to name it in reports
   int depth = 0;
+  const char* symbols = nullptr;  // "__device__" or "__constant__": a section of variables
+  bool readonly = false;          // const variables: the host cannot copy into them
 };
 
 std::mutex g_mutex;
@@ -64,10 +66,51 @@ std::set<CUstream_st*> g_streams;
 std::map<const void*, size_t> g_dynamic_limits;
 std::map<const void*, size_t> g_static_shared;  // learned from a counted launch (counters.cpp)
 cudaError_t g_pending = cudaSuccess;  // reported by cudaGetLastError and synchronizing calls
+// A kernel that failed while it ran (a hazard, a deadlock): reported once, by the first
+// cudaGetLastError or synchronizing call after its launch, as a GPU reports a fault in a kernel
+// (and so never blamed on a later launch).
+cudaError_t g_fault = cudaSuccess;
 std::map<int, std::string> g_detail;  // the latest detail per error code
+
+// The sections of __device__ and __constant__ variables (sim/include/cuda_runtime.h): the
+// linker marks where each begins and ends; a program without one has neither symbol.
+extern "C" {
+extern char __start_histo_device[] __attribute__((weak));
+extern char __stop_histo_device[] __attribute__((weak));
+extern char __start_histo_device_ro[] __attribute__((weak));
+extern char __stop_histo_device_ro[] __attribute__((weak));
+extern char __start_histo_constant[] __attribute__((weak));
+extern char __stop_histo_constant[] __attribute__((weak));
+extern char __start_histo_constant_ro[] __attribute__((weak));
+extern char __stop_histo_constant_ro[] __attribute__((weak));
+}
+
+// Registers the variables' sections as device memory, once (caller holds g_mutex). They were
+// initialized (or zeroed) as the program started, as a GPU's are when the module loads: written.
+void register_symbols() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  const struct {
+    char *begin, *end;
+    const char* space;
+    bool readonly;
+  } sections[] = {{__start_histo_device, __stop_histo_device, "__device__", false},
+                  {__start_histo_device_ro, __stop_histo_device_ro, "__device__", true},
+                  {__start_histo_constant, __stop_histo_constant, "__constant__", false},
+                  {__start_histo_constant_ro, __stop_histo_constant_ro, "__constant__", true}};
+  for (const auto& s : sections) {
+    if (!s.begin || !s.end || s.end <= s.begin) continue;
+    Allocation& a = g_device[reinterpret_cast<uintptr_t>(s.begin)];
+    a.bytes = size_t(s.end - s.begin);
+    a.symbols = s.space;
+    a.readonly = s.readonly;
+  }
+}
 
 // The allocation that contains p, or g_device.end().
 std::map<uintptr_t, Allocation>::iterator find_device(const void* p) {
+  register_symbols();
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   auto it = g_device.upper_bound(a);
   if (it == g_device.begin()) return g_device.end();
@@ -118,8 +161,15 @@ bool defers(cudaStream_t stream) {
 
 cudaError_t peek_pending() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  const cudaError_t e = g_pending;
-  return e;
+  return g_fault != cudaSuccess ? g_fault : g_pending;
+}
+
+// What a synchronizing call returns: a fault, once; else a pending launch error (not cleared).
+cudaError_t synchronized() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const cudaError_t fault = g_fault;
+  g_fault = cudaSuccess;
+  return fault != cudaSuccess ? fault : g_pending;
 }
 
 }  // namespace
@@ -128,6 +178,13 @@ void set_launch_error(cudaError_t code, const std::string& detail) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_detail[code] = detail;
   if (g_pending == cudaSuccess) g_pending = code;
+}
+
+void set_launch_fault(cudaError_t code, const std::string& detail) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_fault != cudaSuccess) return;  // the first fault is the one reported
+  g_detail[code] = detail;
+  g_fault = code;
 }
 
 size_t dynamic_shared_limit(const void* kernel) {
@@ -145,11 +202,13 @@ void before_stream_work(cudaStream_t stream) {
 
 std::vector<DeviceRange> device_ranges() {
   std::lock_guard<std::mutex> lock(g_mutex);
+  register_symbols();
   std::vector<DeviceRange> ranges;
   for (const auto& [start, a] : g_device)
-    ranges.push_back({start, start + std::max<size_t>(a.bytes, 1), a.shadow.get()});
+    ranges.push_back({start, start + std::max<size_t>(a.bytes, 1), a.shadow.get(),
+                      a.symbols && std::strcmp(a.symbols, "__constant__") == 0});
   for (const auto& [start, bytes] : g_pinned)
-    ranges.push_back({start, start + std::max<size_t>(bytes, 1), nullptr});
+    ranges.push_back({start, start + std::max<size_t>(bytes, 1), nullptr, false});
   std::sort(ranges.begin(), ranges.end(),
             [](const DeviceRange& x, const DeviceRange& y) { return x.begin < y.begin; });
   return ranges;
@@ -254,6 +313,13 @@ std::string describe_device_address(uint64_t address) {
     start = it->first;
     bytes = it->second.bytes;
     callers.assign(it->second.callers, it->second.callers + it->second.depth);
+    if (it->second.symbols) {
+      // A variable: named by the executable's symbol table.
+      const Symbol* v = symbol_at(reinterpret_cast<const void*>(uintptr_t(address)));
+      const std::string space = it->second.symbols;
+      if (!v) return "byte " + std::to_string(address - start) + " of the " + space + " variables";
+      return "byte " + std::to_string(address - v->address) + " of " + space + " variable " + v->name;
+    }
   }
   // The first caller of cudaMalloc outside the allocation helpers: the line that asked for it.
   static const std::vector<std::string> helpers = {"runtime.cpp:", "cuda_check.cpp:",
@@ -434,7 +500,7 @@ cudaError_t cudaFree(void* ptr) {
   drain_all(false);  // cudaFree waits for the device
   std::lock_guard<std::mutex> lock(g_mutex);
   const auto it = g_device.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == g_device.end())
+  if (it == g_device.end() || it->second.symbols)
     return fail(cudaErrorInvalidValue, "cudaFree of a pointer cudaMalloc did not return");
   g_device_used -= (std::max<size_t>(it->second.bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
   g_device.erase(it);
@@ -467,11 +533,11 @@ cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     const auto it = find_device(ptr);
-    if (bytes && (it == g_device.end() ||
+    if (bytes && (it == g_device.end() || it->second.readonly ||
                   reinterpret_cast<uintptr_t>(ptr) + bytes > it->first + it->second.bytes))
       return fail(cudaErrorInvalidValue,
                   "cudaMemset of " + std::to_string(bytes) +
-                      " bytes outside any device allocation (or past its end)");
+                      " bytes outside any writable device allocation (or past its end)");
   }
   if (bytes && (value & 0xFF)) note_host_write(ptr, bytes, false);
   if (bytes) {
@@ -510,6 +576,10 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
     if (bytes && ((want_dst && !dst_device) || (want_src && !src_device)))
       return fail(cudaErrorInvalidValue,
                   "cudaMemcpy: a pointer is not device memory although the copy kind says so");
+    if (bytes && dst_device && find_device(dst)->second.readonly)
+      return fail(cudaErrorInvalidValue,
+                  "cudaMemcpy into a const __device__ or __constant__ variable: the CPU simulator "
+                  "keeps those in read-only memory");
   }
   if (bytes) {
     before_stream_work(nullptr);
@@ -525,7 +595,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
     std::lock_guard<std::mutex> lock(g_mutex);
     note_device_write(dst, bytes);
   }
-  return g_pending;
+  return synchronized();
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
@@ -627,11 +697,11 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 
 cudaError_t cudaDeviceSynchronize() {
   drain_all(false);
-  return peek_pending();
+  return synchronized();
 }
 cudaError_t cudaDeviceReset() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_pending = cudaSuccess;
+  g_pending = g_fault = cudaSuccess;
   return cudaSuccess;
 }
 cudaError_t cudaRuntimeGetVersion(int* version) {
@@ -645,8 +715,8 @@ cudaError_t cudaDriverGetVersion(int* version) {
 
 cudaError_t cudaGetLastError() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  const cudaError_t e = g_pending;
-  g_pending = cudaSuccess;
+  const cudaError_t e = g_fault != cudaSuccess ? g_fault : g_pending;
+  g_pending = g_fault = cudaSuccess;
   return e;
 }
 cudaError_t cudaPeekAtLastError() { return peek_pending(); }
@@ -699,7 +769,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
   before_stream_work(stream);
-  return peek_pending();
+  return synchronized();
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t, unsigned) {
@@ -724,7 +794,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (!event) return cudaErrorInvalidResourceHandle;
-  return peek_pending();
+  return synchronized();
 }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
   if (!start || !stop || !start->recorded || !stop->recorded) return cudaErrorInvalidResourceHandle;
@@ -751,16 +821,95 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const voi
   const GpuShape& gpu = current_gpu();
   const int warps = (block_size + 31) / 32;
   int fit = std::min(gpu.max_blocks_per_sm, gpu.max_threads_per_sm / (warps * 32));
-  // Static shared memory is known once a counted launch of the kernel touched it
-  // (counters.cpp); until then only the dynamic part and the runtime's reserve count.
-  size_t static_shared = 0;
-  {
+  // Static shared memory and registers: nvcc's figures where the build had nvcc
+  // (resources.cpp); otherwise the static shared memory a counted launch of the kernel touched
+  // (counters.cpp), and no register limit.
+  const KernelResources r = kernel_resources(kernel);
+  size_t static_shared = r.known ? r.static_shared : 0;
+  if (!r.known) {
     std::lock_guard<std::mutex> lock(g_mutex);
     const auto it = g_static_shared.find(kernel);
     if (it != g_static_shared.end()) static_shared = it->second;
   }
   const size_t per_block = std::max<size_t>(1, static_shared + dynamic_shared + gpu.shared_reserved_per_block);
   fit = std::min<int>(fit, int(gpu.shared_per_sm / per_block));
+  if (r.known && r.registers > 0) {
+    // The CUDA occupancy calculator's rule: registers are allocated per warp in units of 256,
+    // a warp's share rounded up; an SM holds registers_per_sm of them.
+    const int per_warp = (r.registers * 32 + 255) / 256 * 256;
+    const int warps_by_registers = gpu.registers_per_sm / per_warp;
+    fit = std::min(fit, warps_by_registers / warps);
+  }
   *blocks = std::max(fit, 0);
+  return cudaSuccess;
+}
+
+// ---- __device__ and __constant__ variables ------------------------------------------------------
+namespace histo_sim {
+
+cudaError_t symbol_address(void** address, const void* symbol, size_t symbol_bytes) {
+  if (!address) return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto it = find_device(symbol);
+  if (it == g_device.end() || !it->second.symbols ||
+      reinterpret_cast<uintptr_t>(symbol) + symbol_bytes > it->first + it->second.bytes)
+    return fail(cudaErrorInvalidSymbol,
+                "not a __device__ or __constant__ variable: the symbol of cudaGetSymbolAddress, "
+                "cudaMemcpyToSymbol and cudaMemcpyFromSymbol is the variable itself");
+  *address = const_cast<void*>(symbol);
+  return cudaSuccess;
+}
+
+cudaError_t symbol_copy(void* dst, const void* src, size_t count, const void* symbol,
+                        size_t symbol_bytes, size_t offset, cudaMemcpyKind kind, bool to_symbol,
+                        cudaStream_t stream, bool async) {
+  void* at = nullptr;
+  const cudaError_t e = symbol_address(&at, symbol, symbol_bytes);
+  if (e != cudaSuccess) return e;
+  const char* call = to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol";
+  if (offset > symbol_bytes || count > symbol_bytes - offset)
+    return fail(cudaErrorInvalidValue, std::string(call) + ": " + std::to_string(count) +
+                                           " bytes at offset " + std::to_string(offset) +
+                                           " do not fit in the " + std::to_string(symbol_bytes) +
+                                           "-byte variable");
+  const bool kind_ok = to_symbol ? (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
+                                    kind == cudaMemcpyDefault)
+                                 : (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
+                                    kind == cudaMemcpyDefault);
+  if (!kind_ok) return cudaErrorInvalidMemcpyDirection;
+  char* device = static_cast<char*>(at) + offset;
+  if (to_symbol) {
+    bool readonly = false;
+    {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      readonly = find_device(device)->second.readonly;
+    }
+    if (readonly)
+      return fail(cudaErrorInvalidValue,
+                  "cudaMemcpyToSymbol into a const variable: the CPU simulator keeps const "
+                  "__device__ and __constant__ variables in read-only memory (drop the const to "
+                  "fill it at run time)");
+  }
+  // A copy as cudaMemcpy makes it: in stream order, watched as the host's writes are.
+  const cudaMemcpyKind as = to_symbol ? (kind == cudaMemcpyDefault ? cudaMemcpyDefault : kind)
+                                      : kind;
+  if (async)
+    return to_symbol ? cudaMemcpyAsync(device, src, count, as, stream)
+                     : cudaMemcpyAsync(dst, device, count, as, stream);
+  return to_symbol ? cudaMemcpy(device, src, count, as) : cudaMemcpy(dst, device, count, as);
+}
+
+}  // namespace histo_sim
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* kernel) {
+  if (!attributes || !kernel) return cudaErrorInvalidValue;
+  *attributes = cudaFuncAttributes{};
+  const KernelResources r = kernel_resources(kernel);
+  attributes->numRegs = r.registers;
+  attributes->sharedSizeBytes = r.static_shared;
+  attributes->maxThreadsPerBlock = 1024;
+  attributes->maxDynamicSharedSizeBytes = int(dynamic_shared_limit(kernel));
+  attributes->ptxVersion = attributes->binaryVersion =
+      current_gpu().cc_major * 10 + current_gpu().cc_minor;
   return cudaSuccess;
 }

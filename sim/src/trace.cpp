@@ -79,6 +79,7 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
   Space space;
   uint64_t address;
   DeviceShadow* shadow = nullptr;
+  bool constant = false;
   if (a >= g_shared_lo && a < g_shared_hi) {
     space = Space::shared;
     address = a - g_shared_lo;
@@ -89,6 +90,7 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
     space = Space::global;
     address = a;
     shadow = range->shadow;
+    constant = range->constant;
   } else {
     return;  // the thread's own stack, or the simulator's data
   }
@@ -97,7 +99,9 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
     const Access access{thread, space, kind, bytes, address, code, g_interval, shadow};
     for (Consumer* c : g_access_readers) c->access(access);
   }
-  if (!g_group) return;
+  // __constant__ memory is read through the constant cache, not the global-memory pipe that
+  // the counters count: the hazard checks see it, the requests do not.
+  if (!g_group || constant) return;
   ThreadState& ts = g_thread_state[thread];
   WarpState& warp = g_warps[thread / 32];
   // Clang stores a 16-byte vector (make_uint4) as two 8-byte halves; the GPU as one access.

@@ -79,6 +79,43 @@ def number(text):
     return float(text.replace(",", "")) if text not in ("", None) else 0.0
 
 
+def compare_metrics(kernel, dataset, s, g, n, tolerance, table, failures, worst, notes):
+    """Compares one simulator row `s` with Nsight Compute's row `g` (CSV rows keyed by metric
+    name) for `kernel` on `dataset`, an input of n bytes: failures and notes appended, the worst
+    error per kernel kept in `worst`. Returns the number of counters compared."""
+    slack = n / 32 * 0.001  # 0.1% of the input's byte-load requests
+    grid_differs = number(s["grid"]) != number(g["grid"])
+    if grid_differs:
+        notes.add(f"{kernel}: the GPU ran {g['grid']} blocks, the simulator {s['grid']}: "
+                  f"registers ({g.get('launch__registers_per_thread', '?')} per thread) limit "
+                  "its blocks per SM on the GPU, which the simulator knows only from nvcc's "
+                  "figures (a build configured with nvcc); counters that depend on the number "
+                  "of blocks are not compared")
+    checked = 0
+    for m in METRICS:
+        if grid_differs and m in PER_BLOCK:
+            continue
+        a, b = number(s.get(m)), number(g.get(m))
+        # A bank-conflict count is judged against the wavefronts it is part of: a few
+        # thousand conflicts in a million wavefronts is a conflict-free kernel either way.
+        base = b
+        if "bank_conflicts" in m:
+            base = max(b, number(g.get(m.replace("data_bank_conflicts_pipe_lsu_mem_shared",
+                                                 "data_pipe_lsu_wavefronts_mem_shared"))))
+        error = abs(a - b) / base if base else (0.0 if a == 0 else float("inf"))
+        tol, why = tolerance_for(kernel, m, tolerance)
+        if why and error > tolerance:
+            notes.add(f"{kernel}, {m}: within {tol:.0%}: {why}")
+        ok = error <= tol or abs(a - b) <= slack
+        checked += 1
+        if not (abs(a - b) <= slack):
+            worst[kernel] = max(worst.get(kernel, 0.0), error)
+        if table or not ok:
+            line = f"{kernel:24} {dataset:11} {m:60} sim {a:>12.0f} ncu {b:>12.0f} {error * 100:7.2f}%"
+            (print(line) if ok else failures.append(line + "  FAIL"))
+    return checked
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sim", help="the simulator's CSV, or with --run the benchmark to run")
@@ -107,36 +144,8 @@ def main():
         if key not in ncu:
             failures.append(f"{key[0]} on {key[1]}: no Nsight Compute row in {args.ncu}")
             continue
-        g = ncu[key]
-        n = number(s["bytes"])
-        slack = n / 32 * 0.001  # 0.1% of the input's byte-load requests
-        grid_differs = number(s["grid"]) != number(g["grid"])
-        if grid_differs:
-            notes.add(f"{key[0]}: the GPU ran {g['grid']} blocks, the simulator {s['grid']}: "
-                      f"registers ({g.get('launch__registers_per_thread', '?')} per thread) limit "
-                      "its blocks per SM on the GPU, which the simulator does not model; counters "
-                      "that depend on the number of blocks are not compared")
-        for m in METRICS:
-            if grid_differs and m in PER_BLOCK:
-                continue
-            a, b = number(s.get(m)), number(g.get(m))
-            # A bank-conflict count is judged against the wavefronts it is part of: a few
-            # thousand conflicts in a million wavefronts is a conflict-free kernel either way.
-            base = b
-            if "bank_conflicts" in m:
-                base = max(b, number(g.get(m.replace("data_bank_conflicts_pipe_lsu_mem_shared",
-                                                     "data_pipe_lsu_wavefronts_mem_shared"))))
-            error = abs(a - b) / base if base else (0.0 if a == 0 else float("inf"))
-            tol, why = tolerance_for(key[0], m, args.tolerance)
-            if why and error > args.tolerance:
-                notes.add(f"{key[0]}, {m}: within {tol:.0%}: {why}")
-            ok = error <= tol or abs(a - b) <= slack
-            checked += 1
-            if not (abs(a - b) <= slack):
-                worst[key[0]] = max(worst.get(key[0], 0.0), error)
-            if args.table or not ok:
-                line = f"{key[0]:24} {key[1]:11} {m:60} sim {a:>12.0f} ncu {b:>12.0f} {error * 100:7.2f}%"
-                (print(line) if ok else failures.append(line + "  FAIL"))
+        checked += compare_metrics(key[0], key[1], s, ncu[key], number(s["bytes"]), args.tolerance,
+                                   args.table, failures, worst, notes)
     print(f"{checked} counters of {len(sim)} kernel x dataset rows compared with Nsight Compute "
           f"(tolerance {args.tolerance:.0%}, or within 0.1% of the input's requests)")
     for kernel, e in sorted(worst.items()):

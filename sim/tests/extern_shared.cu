@@ -1,5 +1,5 @@
 // `extern __shared__ T name[];` as The CUDA Handbook's listings write it, compiled for the CPU
-// simulator: the wrapper (sim/wrap_source.cmake) rewrites the declaration to the block's
+// simulator: the wrapper (sim/tools/wrap.cpp) rewrites the declaration to the block's
 // dynamic shared memory and keeps file names and line numbers. Exits 0 when the kernel counts
 // right and __FILE__ and __LINE__ still name this file and line.
 #include "histo/cuda_check.hpp"

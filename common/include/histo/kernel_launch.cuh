@@ -29,20 +29,7 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_sha
   static_assert(sizeof...(Params) == sizeof...(Args), "the kernel takes a different number of arguments");
   count_kernel_launch();
 #ifdef HISTO_SIM
-  // Converted to the kernel's parameter types once, as a launch does; every thread gets copies.
-  using Params_t = std::tuple<std::decay_t<Params>...>;
-  struct Closure {
-    void (*kernel)(Params...);
-    Params_t params;
-  } closure{kernel, Params_t(std::forward<Args>(args)...)};
-  ::histo_sim::launch(
-      reinterpret_cast<const void*>(kernel), grid, block, dynamic_shared, stream,
-      [](void* c) {
-        auto* self = static_cast<Closure*>(c);
-        Params_t copy = self->params;
-        std::apply(self->kernel, copy);
-      },
-      &closure);
+  ::histo_sim::launch_kernel(kernel, grid, block, dynamic_shared, stream, std::forward<Args>(args)...);
 #else
   kernel<<<grid, block, dynamic_shared, stream>>>(std::forward<Args>(args)...);
 #endif
@@ -51,7 +38,7 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_sha
 template <typename T>
 __device__ __forceinline__ T* dynamic_shared() {
 #ifdef HISTO_SIM
-  return reinterpret_cast<T*>(::histo_sim::g_dynamic_shared);
+  return ::histo_sim::dynamic_shared<T>();
 #else
   extern __shared__ __align__(16) unsigned char histo_dynamic_shared_memory[];
   return reinterpret_cast<T*>(histo_dynamic_shared_memory);

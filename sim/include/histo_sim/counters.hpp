@@ -26,6 +26,7 @@ struct LaunchCounters {
   uint64_t busiest_address_sectors = 0;   // atomic sector passes on the most-updated word
   uint64_t atomic_footprint_bytes = 0;    // distinct 128-byte lines the atomics touched, x 128
   uint64_t load_rounds = 0;               // per warp, runs of global loads with nothing between
+  uint64_t load_chain_rounds = 0;         // per warp, the waits its global loads make (counters.cpp)
   uint64_t warps = 0;
   uint64_t blocks_run = 0;                // the blocks simulated: grid, or fewer when sampled
   std::vector<uint64_t> shared_wavefronts_per_sm;         // loads and stores, blocks round-robin

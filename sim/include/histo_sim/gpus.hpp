@@ -36,6 +36,17 @@ struct GpuShape {
   double shared_wavefronts_per_sm_per_s;         // loads and stores
   double shared_atomic_wavefronts_per_sm_per_s;
   const char* source;                // where these numbers come from
+  // 32-bit registers per SM: 64 K on every compute capability from 5.0 to 9.0 and 12.0 (the
+  // CUDA Programming Guide's table of technical specifications).
+  int registers_per_sm = 65536;
+  // Warp instructions an SM issues per cycle: 4 (four schedulers, one each) from compute
+  // capability 7.0 on (the CUDA Programming Guide). The model's issue bound, with nvcc's SASS.
+  double issue_per_sm_per_cycle = 4;
+  // The L2, for inputs that stay in it across repeated launches (bench/calibrate.cu); 0 where
+  // not measured, which leaves the L2 term out of the model.
+  double l2_read_gbps = 0;          // reads the L2 serves, 16-byte loads
+  double l2_load_request_ns = 0;    // load_request_ns with the data in the L2
+  double l2_resident_bytes = 0;     // the largest input that stays in the L2
 };
 
 // Every shape the simulator knows, "small" first.

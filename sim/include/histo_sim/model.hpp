@@ -14,7 +14,8 @@ namespace histo_sim {
 
 // The resources the model bounds, in the order launch_bounds computes them.
 inline constexpr const char* kResources[] = {"DRAM reads",    "load latency",        "load sectors",
-                                             "shared memory", "atomics on one word", "global atomics"};
+                                             "shared memory", "atomics on one word", "global atomics",
+                                             "L2 reads",      "instruction issue"};
 
 struct Bound {
   const char* resource;  // "DRAM reads", "shared memory", ...
@@ -23,6 +24,9 @@ struct Bound {
 
 struct Prediction {
   double seconds = 0;          // launch cost + the binding bound
+  bool l2_resident = false;    // every launch's input stays in the L2 (read from there when
+                               // launched again, as a timing loop does)
+  bool issue_known = false;    // nvcc's SASS gave the instruction-issue bound
   std::string binding;         // the resource of the largest bound
   std::vector<Bound> bounds;   // every bound, largest first
 };
@@ -35,5 +39,9 @@ Prediction predict(const std::vector<LaunchCounters>& launches, const GpuShape& 
 // blocks the SM gets (blocks are dealt round-robin). A launch that ran every block is returned
 // as it is.
 LaunchCounters scaled_to_grid(const LaunchCounters& sampled);
+
+// The warp instructions a launch executes, estimated from nvcc's SASS of its kernel and the
+// counted memory instructions (0 where the build had no SASS figures).
+double issued_instructions(const LaunchCounters& c);
 
 }  // namespace histo_sim
