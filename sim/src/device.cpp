@@ -489,18 +489,37 @@ bool resolve_warps() {
 
 void poison_shared_memory() {
   // The device thread's TLS block of the executable holds every __shared__ array.
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void*) -> int {
-        if (info->dlpi_name && info->dlpi_name[0]) return 0;  // the executable comes first
-        for (int i = 0; i < info->dlpi_phnum; ++i)
-          if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data) {
-            std::memset(info->dlpi_tls_data, kPoison, info->dlpi_phdr[i].p_memsz);
-            g_tls_lo = static_cast<unsigned char*>(info->dlpi_tls_data);
-            g_tls_hi = g_tls_lo + info->dlpi_phdr[i].p_memsz;
-          }
-        return 1;
-      },
-      nullptr);
+  if (!g_tls_lo)
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void*) -> int {
+          if (info->dlpi_name && info->dlpi_name[0]) return 0;  // the executable comes first
+          for (int i = 0; i < info->dlpi_phnum; ++i)
+            if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data) {
+              g_tls_lo = static_cast<unsigned char*>(info->dlpi_tls_data);
+              g_tls_hi = g_tls_lo + info->dlpi_phdr[i].p_memsz;
+            }
+          return 1;
+        },
+        nullptr);
+  // All of it but a sanitizer runtime's own thread state, which the same block holds in a
+  // sanitizer build (poisoning ThreadSanitizer's crashed every launch). A stripped executable
+  // does not say where that state is: under a sanitizer the block is then left as it is.
+  static const TlsLayout layout = tls_layout();
+#if defined(HISTO_SIM_TSAN) || defined(HISTO_SIM_ASAN)
+  const bool safe = layout.known;
+#else
+  const bool safe = true;
+#endif
+  if (g_tls_lo && safe) {
+    uint64_t from = 0;
+    const uint64_t size = uint64_t(g_tls_hi - g_tls_lo);
+    for (const auto& [begin, end] : layout.runtime) {
+      if (begin > from) std::memset(g_tls_lo + from, kPoison, std::min(begin, size) - from);
+      from = std::max(from, end);
+      if (from >= size) break;
+    }
+    if (from < size) std::memset(g_tls_lo + from, kPoison, size - from);
+  }
   if (!g_dynamic_buffer.empty()) std::memset(g_dynamic_buffer.data(), kPoison, g_dynamic_buffer.size());
 }
 

@@ -66,6 +66,10 @@ struct ByteState {
 struct SharedVariable {
   uint64_t offset, size;
   std::string name;  // "s_bins in histogram_shared_kernel"
+  // A sanitizer runtime's own thread state (ThreadSanitizer's, AddressSanitizer's: a name
+  // reserved to the implementation, "__tsan::cur_thread_placeholder"), linked into the
+  // executable's TLS block beside the __shared__ arrays: never shared memory.
+  bool runtime = false;
 };
 
 // "lab04::histogram_vec16_kernel<true>(unsigned char const*, ...)::s_bins" -> "s_bins in
@@ -98,7 +102,8 @@ std::string short_name(const std::string& demangled) {
   return variable + " in " + demangled.substr(begin, open - begin);
 }
 
-const std::vector<SharedVariable>& shared_variables() {
+// Every STT_TLS symbol of the executable, sorted by offset (empty without a symbol table).
+const std::vector<SharedVariable>& tls_symbols() {
   static const std::vector<SharedVariable> variables = [] {
     std::vector<SharedVariable> found;
     const int fd = open("/proc/self/exe", O_RDONLY);
@@ -129,7 +134,8 @@ const std::vector<SharedVariable>& shared_variables() {
           const char* mangled = names + sym.st_name;
           int status = 0;
           char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-          found.push_back({sym.st_value, sym.st_size, short_name(status == 0 && demangled ? demangled : mangled)});
+          const std::string full = status == 0 && demangled ? demangled : mangled;
+          found.push_back({sym.st_value, sym.st_size, short_name(full), full.rfind("__", 0) == 0});
           std::free(demangled);
         }
       }
@@ -138,6 +144,17 @@ const std::vector<SharedVariable>& shared_variables() {
     std::sort(found.begin(), found.end(),
               [](const SharedVariable& a, const SharedVariable& b) { return a.offset < b.offset; });
     return found;
+  }();
+  return variables;
+}
+
+// The __shared__ arrays: the TLS symbols that are not a runtime's.
+const std::vector<SharedVariable>& shared_variables() {
+  static const std::vector<SharedVariable> variables = [] {
+    std::vector<SharedVariable> shared;
+    for (const SharedVariable& v : tls_symbols())
+      if (!v.runtime) shared.push_back(v);
+    return shared;
   }();
   return variables;
 }
@@ -397,6 +414,14 @@ Hazards* g_hazards = nullptr;
 unsigned g_checked = 0, g_unchecked = 0;  // launches since begin_hazard_coverage()
 
 }  // namespace
+
+TlsLayout tls_layout() {
+  TlsLayout layout;
+  layout.known = !tls_symbols().empty();
+  for (const SharedVariable& v : tls_symbols())
+    if (v.runtime) layout.runtime.emplace_back(v.offset, v.offset + v.size);
+  return layout;
+}
 
 // file:line of a code address (addr2line on the object holding it; the lab sources carry line
 // tables in a traced build), or "?".

@@ -70,6 +70,17 @@ void remember_static_shared(const std::vector<LaunchCounters>& launches);
 // 1536-byte cudaMalloc allocation" where no line is known).
 std::string describe_device_address(uint64_t address);
 
+// The executable's TLS block, where every static __shared__ array lives (cuda_runtime.h), as
+// its symbol table describes it (hazards.cpp). `runtime`: the [begin, end) offsets of a
+// sanitizer runtime's own thread state linked into the same block (ThreadSanitizer keeps each
+// thread's state there), sorted: poisoning shared memory must leave them alone. `known`: the
+// executable has a symbol table (it is not stripped).
+struct TlsLayout {
+  bool known = false;
+  std::vector<std::pair<uint64_t, uint64_t>> runtime;
+};
+TlsLayout tls_layout();
+
 // The hazard checks (hazards.cpp): armed before a launch; after it, the first hazard found, as
 // the sentence the launch fails with ("" when none).
 void hazards_before_launch();
