@@ -42,6 +42,17 @@
 #include <thread>
 #include <vector>
 
+// GCC says which sanitizer instruments the build with __SANITIZE_THREAD__ and
+// __SANITIZE_ADDRESS__; Clang (before 18) only with __has_feature. Without them the fibers were
+// one thread to ThreadSanitizer, which then saw no race between CUDA threads.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) && !defined(__SANITIZE_THREAD__)
+#define __SANITIZE_THREAD__ 1
+#endif
+#if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)
+#define __SANITIZE_ADDRESS__ 1
+#endif
+#endif
 #if defined(__SANITIZE_THREAD__)
 #define HISTO_SIM_TSAN 1
 #include <sanitizer/tsan_interface.h>
