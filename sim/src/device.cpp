@@ -46,22 +46,26 @@
 // __SANITIZE_ADDRESS__; Clang (before 18) only with __has_feature. Without them the fibers were
 // one thread to ThreadSanitizer, which then saw no race between CUDA threads.
 #if defined(__has_feature)
-#if __has_feature(thread_sanitizer) && !defined(__SANITIZE_THREAD__)
-#define __SANITIZE_THREAD__ 1
-#endif
-#if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)
-#define __SANITIZE_ADDRESS__ 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
+#if __has_feature(thread_sanitizer)
 #define HISTO_SIM_TSAN 1
+#endif
+#if __has_feature(address_sanitizer)
+#define HISTO_SIM_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(HISTO_SIM_TSAN)
+#define HISTO_SIM_TSAN 1
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(HISTO_SIM_ASAN)
+#define HISTO_SIM_ASAN 1
+#endif
+#ifdef HISTO_SIM_TSAN
 #include <sanitizer/tsan_interface.h>
 // In the TSan runtime, not in its public header.
 extern "C" void __tsan_ignore_thread_begin();
 extern "C" void __tsan_ignore_thread_end();
 #endif
-#if defined(__SANITIZE_ADDRESS__)
-#define HISTO_SIM_ASAN 1
+#ifdef HISTO_SIM_ASAN
 #include <sanitizer/common_interface_defs.h>
 #endif
 
