@@ -87,10 +87,9 @@ class Grading:
         for t in listed("-L", f"^{self.lab}$"):
             if t["name"] not in self.expected:
                 labels = next((p["value"] for p in t.get("properties", []) if p["name"] == "LABELS"), [])
-                kind = "GPU" if "gpu" in labels else "simulator" if "sim" in labels else "other"
-                self.not_selected[t["name"]] = (f"a {kind} test: not run by engine {self.engine} "
-                                                f"({self.settings.engine_name}, labels "
-                                                f"{' '.join(self.labels)})")
+                why = self.settings.why_not_graded(t["name"], labels, self.expected)
+                if why:
+                    self.not_selected[t["name"]] = why
         # Without a GPU some tests skip whatever the code (too large for the simulator, say):
         # running the skeleton's tests once finds them, so that a submission that does not
         # compile is not charged for them either.
@@ -129,7 +128,7 @@ class Grading:
         args = ["-L", f"^{self.lab}$"]
         for label in self.labels:  # "cpu|sim": either label
             args += ["-L", f"^({label})$"]
-        return args
+        return args + self.settings.exclude_args()
 
     # The run's last line: which engine graded, and what it did not grade and why.
     def summary(self):

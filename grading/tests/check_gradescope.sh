@@ -101,9 +101,14 @@ for side, want in (("solution", "passed"), ("skeleton", "failed")):
         found = [t for n, t in tests.items() if n.endswith(": " + case)]
         say(bool(found) and all(t.get("status") == want for t in found),
             f"{side}: private test '{case}' is in results.json, {want} ({[t.get('status') for t in found]})")
-    full = results["score"] == results["extra_data"]["max_score"] > 0
+    # The private tests are extra credit: on top of the maximum, which never counts them.
+    extra = results["extra_data"].get("extra_credit", {})
+    full = results["score"] == results["extra_data"]["max_score"] + extra.get("score", 0) > 0
     say(full if side == "solution" else not full,
-        f"{side}: {results['score']} of {results['extra_data']['max_score']} points")
+        f"{side}: {results['score']} of {results['extra_data']['max_score']} points "
+        f"({extra.get('score', 0)} of {extra.get('max_score', 0)} extra credit)")
+    if side == "skeleton":
+        say(results["score"] == 0, f"skeleton: scores 0 ({results['score']})")
 sys.exit(0 if ok else 1)
 PY
 exit $fail
