@@ -51,8 +51,23 @@ sys.exit(1 if problems else 0)
 PY
 
 echo "== setup.sh"
+# apt's words for a repository it cannot reach (as release/tests/check_release.py reads them).
+offline='Temporary failure resolving|Could not resolve|Failed to fetch|Unable to connect|Network is unreachable|Cannot initiate the connection|Connection failed|cannot be reached'
+not_checked=""
 if ! AUTOGRADER_ROOT=$ag bash "$ag/source/setup.sh" > "$work/setup.log" 2>&1; then
-  echo "FAIL: setup.sh failed:"; tail -n 40 "$work/setup.log"; exit 1
+  if grep -Eq "$offline" "$work/setup.log"; then
+    # Gradescope's image reaches the package repositories; this machine does not. The rest of
+    # the setup runs with the tools installed here, and the test is skipped, never passed.
+    echo "note: setup.sh's install step could not reach the package repositories here:"
+    tail -n 3 "$work/setup.log"
+    not_checked="setup.sh's install step (no network)"
+    if ! AUTOGRADER_ROOT=$ag HISTO_SETUP_INSTALL=0 bash "$ag/source/setup.sh" > "$work/setup.log" 2>&1; then
+      echo "SKIPPED: setup.sh cannot run without its install step here:"; tail -n 20 "$work/setup.log"
+      exit 77
+    fi
+  else
+    echo "FAIL: setup.sh failed:"; tail -n 40 "$work/setup.log"; exit 1
+  fi
 fi
 tail -n 1 "$work/setup.log"
 left=$(grep -rl --include='*.cpp' "TEST_CASE" "$ag" | grep "grading/private/" || true)
@@ -111,4 +126,8 @@ for side, want in (("solution", "passed"), ("skeleton", "failed")):
         say(results["score"] == 0, f"skeleton: scores 0 ({results['score']})")
 sys.exit(0 if ok else 1)
 PY
+if [ "$fail" -eq 0 ] && [ -n "$not_checked" ]; then
+  echo "SKIPPED: not checked on this machine: $not_checked"
+  exit 77
+fi
 exit $fail
