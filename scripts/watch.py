@@ -6,11 +6,12 @@ usage: scripts/watch.sh [labNN] [--build BUILD_DIR] [--once]
 Without labNN it watches the lab whose source (labNN_*/labNN_*.cu) was saved last. On every save
 it rebuilds that lab's grader in the CPU simulator (build/sim, configured with the sim preset
 when it is not there yet) and runs its tests in three steps, each stopping at its first failure:
-  1. the quick checks: the [cpu] tests (your helpers, on the CPU; a second or less);
+  1. the quick checks: the [cpu] tests (your helpers, on the CPU: seconds at most);
   2. the remaining tests: your kernels in the simulator;
   3. the cost tests ([perf], "cost: ..."): what your kernels cost, as Nsight Compute counts it.
-It prints the first failure's message (where its check failed, the case, the likely cause) and
-the next TODO of your source, or what passed. A source that does not compile shows the
+Each step runs its test cases side by side, one per core, so the first to fail is on screen
+without waiting for slower ones. It prints the first failure's message (where its check failed,
+the case, the likely cause) and the next TODO of your source, or what passed. A source that does not compile shows the
 compiler's first error. --once runs one round on the source as it is, and exits 1 where
 something failed (0 when every step passed).
 Ctrl-C stops it.
@@ -62,6 +63,35 @@ def first_failure(output):
     return "\n".join(lines[start:end]).rstrip()
 
 
+def run_step(grader, spec, build):
+    """Runs the grader's test cases of `spec`, each in its own process, as many at once as there
+    are cores (the first to fail is on screen without waiting for slower ones); returns the
+    output of the first that failed (its checks stop at their first failure), or None."""
+    listed = subprocess.run([grader, spec, "--list-tests", "--verbosity", "quiet"],
+                            capture_output=True, text=True, cwd=build).stdout
+    cases = [c.strip() for c in listed.splitlines() if c.strip()]
+    waiting, running = list(cases), []
+    try:
+        while waiting or running:
+            while waiting and len(running) < (os.cpu_count() or 2):
+                case = waiting.pop(0).replace("\\", "\\\\").replace(",", "\\,")
+                running.append(subprocess.Popen(
+                    [grader, case, "--reporter", "histo", "--abort", "--warn", "NoAssertions"],
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                    cwd=build))
+            time.sleep(0.01)
+            for proc in [p for p in running if p.poll() is not None]:
+                running.remove(proc)
+                out = proc.stdout.read()
+                if proc.returncode not in (0, 4):  # 4: skipped
+                    return out
+        return None
+    finally:
+        for proc in running:
+            proc.kill()
+            proc.wait()
+
+
 def configure(build):
     if os.path.exists(os.path.join(build, "CMakeCache.txt")):
         return True
@@ -88,13 +118,11 @@ def one_round(lab, folders, build):
         return False
     grader = os.path.join(build, folders[lab], target)
     for number, (what, spec) in enumerate(STEPS, 1):
-        run = subprocess.run([grader, spec, "--reporter", "histo", "--abort", "--order", "decl",
-                              "--warn", "NoAssertions"], capture_output=True, text=True,
-                             errors="replace", cwd=build)
-        if run.returncode not in (0, 4):  # 4: every test of the step skipped
+        failure = run_step(grader, spec, build)
+        if failure is not None:
             print("== %s %s, step %d of %d (%s) FAILED, %.1f s after the build started:\n%s"
                   % (stamp, lab, number, len(STEPS), what, time.time() - started,
-                     first_failure(run.stdout + run.stderr)))
+                     first_failure(failure)))
             if todo:
                 print("next TODO: " + todo)
             print("(all of them: ctest --preset sim -L %s --output-on-failure)" % lab, flush=True)

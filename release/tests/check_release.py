@@ -8,6 +8,9 @@ usage: check_release.py repository WORK_DIR
   RELEASE_JOBS         parallel build jobs (default 2)
   RELEASE_CLASSROOM_LABS  the labs of the classroom release (default lab02,lab06)
   RELEASE_COMMANDS_LAB    the lab of the one-lab release whose commands run (default lab04)
+  RELEASE_COST_STEPS      all: the full release runs every handout's cost step too (each takes
+                          minutes and gigabytes at its --predict-size 1G); by default only the
+                          one-lab release's runs, and the full release lists the others as not run
 
 repository: releases every lab, proves the solution-line check can fail (a solution and an
   instructor slide planted in a copy are caught), then in a fresh clone of the release:
@@ -272,18 +275,21 @@ def is_command(text):
     return words[0] not in ("sh", "bash") or words[1].endswith(".sh")
 
 
-def why_not_here(command):
+def why_not_here(command, cost_steps=True):
     """Why this machine does not run the command ("" when it does)."""
     for pattern, why in NOT_HERE:
         if pattern.search(command):
             return why
+    if not cost_steps and "--predict-size" in command:
+        return ("a cost step of the full release: minutes and gigabytes each (release.commands runs "
+                "one as written; RELEASE_COST_STEPS=all runs them all)")
     if "figures.py" in command and subprocess.run([sys.executable, "-c", "import matplotlib"],
                                                   capture_output=True).returncode != 0:
         return "needs matplotlib (optional), which is not installed here"
     return ""
 
 
-def run_commands(tree, docs, label, solved, edit=None):
+def run_commands(tree, docs, label, solved, edit=None, cost_steps=True):
     """Runs every command of the documents `docs` (paths in `tree`) as written, in order, each
     once; `edit()` runs after the first (a student's edit, which solves the labs when `solved`:
     from then on every command must exit 0). Returns {command: output}."""
@@ -294,7 +300,7 @@ def run_commands(tree, docs, label, solved, edit=None):
             if command in seen:
                 continue
             seen.add(command)
-            why = why_not_here(command)
+            why = why_not_here(command, cost_steps)
             if why:
                 print(f"not run: {doc}: {command}  ({why})")
                 continue
@@ -349,8 +355,8 @@ def repository(work):
     check(all(re.search(rf"^{lab}\s+FAILED", status.stdout, re.M) for lab in labs),
           "scripts/status.sh shows every lab failing as shipped")
     print(status.stdout)
-    run_commands(tree, ["README.md"] + [f"{folders[lab]}/README.md" for lab in labs],
-                 "as shipped", solved=False)
+    run_commands(tree, [f"{folders[lab]}/README.md" for lab in labs] + ["README.md"],
+                 "as shipped", solved=False, cost_steps=os.environ.get("RELEASE_COST_STEPS") == "all")
     say("every handout's and the README's commands ran")
 
     put_solutions(tree, labs, folders)
