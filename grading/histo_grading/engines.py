@@ -45,6 +45,8 @@ CLANG_NAMES = ("clang++", "clang++-19", "clang++-16", "clang++-14")
 # A GPU grader's cost tests ("lab04.student: cost: ..."; the simulator's are "lab04.student.sim:
 # cost: ..."), as a CTest regular expression: left out where the simulator's twins grade.
 GPU_COST_TESTS = r"^lab[0-9][0-9]\.[a-z]+: cost: "
+# Every cost test, either build's: left out with --perf none.
+COST_TESTS = r"^lab[0-9][0-9]\.[a-z.]+: cost: "
 # What a student reads about what counted the cost.
 COUNTED_BY = {
     "sim": "the CPU simulator's counters of your source (as Nsight Compute counts on an NVIDIA "
@@ -90,6 +92,8 @@ class Settings:
         twins = {n for n in expected if n.split(": ", 1)[-1] == case}
         if twins:
             return ""
+        if self.perf == "none" and case.startswith("cost: "):
+            return "a cost test: not graded here (--perf none)"
         kind = "GPU" if "gpu" in labels else "simulator" if "sim" in labels else "other"
         return (f"a {kind} test: not run by engine {self.engine} ({self.engine_name}, labels "
                 f"{' '.join(self.labels)})")
@@ -156,6 +160,8 @@ def settings(args):
         selected = [l + "|perf" if "gpu" in l.split("|") else l for l in labels]
         if selected != labels:
             labels, exclude = selected, GPU_COST_TESTS
+    if perf == "none":
+        exclude = COST_TESTS
     slots = args.build_slots or env_int("GRADE_BUILD_SLOTS", min(8, max(1, usable_cores() // 2)))
     return Settings(engine, preset, labels, gpus if engine == "gpu" else [], slots,
                     perf=perf if engine != "cpu" else "", exclude=exclude)

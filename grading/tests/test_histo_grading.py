@@ -376,6 +376,9 @@ class CostEverywhere(unittest.TestCase):
         s = self.settings(clang=True, ncu=True, gpus="0", perf="none")
         self.assertEqual((s.perf, s.labels), ("none", ["cpu|gpu"]))
         self.assertIn("NOT graded", s.describe())
+        s = self.settings(clang=True, ncu=False, gpus="none", perf="none")
+        self.assertTrue(re.search(s.exclude, "lab04.student.sim: cost: loads"))
+        self.assertIn("--perf none", s.why_not_graded("lab04.student.sim: cost: loads", ["sim"], []))
 
     def test_a_twin_of_a_graded_test_is_not_listed_as_not_graded(self):
         s = self.settings(clang=True, ncu=False, gpus="0")
