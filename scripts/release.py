@@ -30,9 +30,9 @@ download, even inside another repository) as the files on disk, build/ and dot-f
 Released Markdown loses its course-only text (between <!-- course-only --> and
 <!-- /course-only -->: what names the course's report/ run and instructor scripts).
 
-No answers: a lab's skeleton that provides another lab's answer (lab06's provides lab05's
-packed_row, split_pairs and unpack) would hand it out to that lab's students, whether the other
-lab is released with it or after it. In the release, each function of the skeleton that holds
+No answers: a lab's skeleton that provides an earlier lab's answer (lab03's provides lab02's
+grid size in grid_for, lab06's lab05's packed_row, split_pairs and unpack) would hand it out to
+that lab's students, whether the earlier lab is released with it or after it. In the release, each function of the skeleton that holds
 such a line becomes a TODO region asking for the student's own (their lab05 version), and its
 handout says which; --keep-provided lab05 keeps them as provided, for a release made once lab05
 is over.
@@ -211,12 +211,13 @@ def check_solution_lines(out, answers, root=ROOT, code_hints=False, released=Non
         lines = text.splitlines()
         squashed = [squash(l) for l in lines]
         joined = "\n".join(squashed)
-        # An unchanged provided source of a lab: what it hands out is the course's own choice.
+        # A provided source of a lab: what its lines, as the course has them, hand out is the
+        # course's own choice (a release may have rewritten other lines of it: bring_your_own).
         course = root / rel
         provider = owner.get(rel.parts[0]) if len(rel.parts) > 1 else None
-        unchanged_source = (provider is not None and course.is_file()
-                            and course in provided_sources(rel.parts[0], root)
-                            and course.read_bytes() == p.read_bytes())
+        provided = set()
+        if provider is not None and course.is_file() and course in provided_sources(rel.parts[0], root):
+            provided = {squash(l) for l in course.read_text(errors="replace").splitlines()}
         hint_lines = set()
         if code_hints and p.name == "README.md":
             for start, end in near_code_spans(text):
@@ -228,7 +229,7 @@ def check_solution_lines(out, answers, root=ROOT, code_hints=False, released=Non
             for i, line in enumerate(squashed):
                 if s not in line:
                     continue
-                if unchanged_source and provider != lab:
+                if line in provided and provider != lab:
                     handed_out[(str(rel), lab)] = handed_out.get((str(rel), lab), 0) + 1
                     break
                 if i in hint_lines:  # kept on request; later lines of the file are still read
@@ -281,10 +282,12 @@ def bring_your_own(path, answers, owner, lab_folder_of):
         signature, name = m.group("signature").rstrip(), m.group("name")
         returns = "" if re.match(r"^(?:(?:__host__|__device__|inline|static)\s+)*void\b", signature) \
             else "  return {};\n"
+        # Its comments stay: they state the contract the student's own version must meet.
+        contract = "".join(f"  {l.strip()}\n" for l in lines[i + 1:end] if l.lstrip().startswith("//"))
         out += (f"{signature} {{\n"
                 f"  // TODO({lab}) begin: {name}, your own from {owner} ({lab_folder_of(owner)}.cu):\n"
                 f"  // copy your {owner} version here (this release does not hand out {owner}'s answers)\n"
-                f"{returns}"
+                f"{contract}{returns}"
                 f"  // TODO({lab}) end\n"
                 "}").splitlines()
         rewritten.append(name)
@@ -307,8 +310,10 @@ def withhold_handed_out(stage, labs, keep_provided, root=ROOT):
         if not skeleton.exists():
             continue
         text = "\n".join(squash(l) for l in skeleton.read_text().splitlines())
+        # An earlier lab's answer only: a later lab's answer that builds on this lab's provided
+        # code (a loop it reuses) gives nothing of this lab away.
         for owner, items in sorted(answers.items()):
-            if owner == lab or owner in keep_provided:
+            if owner >= lab or owner in keep_provided:
                 continue
             mine = [s for _, _, s, _ in items if s in text]
             if not mine:
@@ -317,10 +322,12 @@ def withhold_handed_out(stage, labs, keep_provided, root=ROOT):
             handout = stage / folders[lab] / "README.md"
             if handout.exists():
                 title, _, rest = handout.read_text().partition("\n")
+                where = (f"its `TODO({lab})` region" if len(names) == 1
+                         else f"their `TODO({lab})` regions")
                 handout.write_text(
                     f"{title}\n\n> In this repository `{skeleton.name}` does not provide "
                     f"{owner}'s {', '.join(f'`{n}`' for n in names)}: copy your own, from your "
-                    f"{owner} (`{folders[owner]}.cu`), into their `TODO({lab})` regions.\n{rest}")
+                    f"{owner} (`{folders[owner]}.cu`), into {where}.\n{rest}")
             notes.append(f"{skeleton.relative_to(stage)}: {', '.join(names)} (from {owner}) became "
                          f"TODO({lab}) regions: students bring their own {owner} helpers, as "
                          f"{owner}'s answers are not handed out (--keep-provided {owner} keeps them "
