@@ -283,6 +283,8 @@ def why_not_here(command, cost_steps=True):
     if not cost_steps and "--predict-size" in command:
         return ("a cost step of the full release: minutes and gigabytes each (release.commands runs "
                 "one as written; RELEASE_COST_STEPS=all runs them all)")
+    if not cost_steps and "figures.py --sim" in command:
+        return "draws from its cost step's CSV, which was not written here"
     if "figures.py" in command and subprocess.run([sys.executable, "-c", "import matplotlib"],
                                                   capture_output=True).returncode != 0:
         return "needs matplotlib (optional), which is not installed here"
