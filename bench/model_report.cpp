@@ -110,6 +110,13 @@ int model_report(const ModelOptions& o) {
   histo::DeviceBuffer<uint32_t> d_bins(histo::kNumBins);
   histo::DeviceBuffer<uint32_t> d_sink(1);
   histo::DeviceBuffer<uint8_t> d_large(target != o.size ? target : 0);
+  // Progress on stderr: one kernel's run at a large --predict-size takes seconds.
+  const size_t rows_in_all = o.datasets.size() * (o.variants.size() + o.probes.size());
+  size_t rows_done = 0;
+  auto progress = [&](const std::string& id, histo::Dataset d) {
+    std::fprintf(stderr, "  simulating %s on %s (%zu of %zu)\n", id.c_str(), histo::dataset_name(d),
+                 ++rows_done, rows_in_all);
+  };
   for (const histo::Dataset d : o.datasets) {
     const std::vector<uint8_t> data = histo::make_dataset(d, o.size, o.seed);
     d_in.upload(data.data(), data.size());
@@ -152,6 +159,7 @@ int model_report(const ModelOptions& o) {
       rows.push_back(std::move(r));
     };
     for (const histo::Variant& v : o.variants) {
+      progress(v.id(), d);
       std::vector<LaunchCounters> launches;
       std::string result = "ok";
       try {
@@ -169,9 +177,11 @@ int model_report(const ModelOptions& o) {
       add(v.id(), result, std::move(launches),
           [&](const uint8_t* in, size_t n) { v.launch(in, n, d_bins.get(), 0); });
     }
-    for (const histo::ReadProbe& p : o.probes)
+    for (const histo::ReadProbe& p : o.probes) {
+      progress(p.id(), d);
       add(p.id(), "read only", counted([&] { p.run(d_in.get(), o.size, d_sink.get(), 0); }),
           [&](const uint8_t* in, size_t n) { p.run(in, n, d_sink.get(), 0); });
+    }
   }
   std::printf("\nColumns: ld s/req = global load sectors per request; at s/req = global atomic "
               "sector passes per request; sh ld/st/at wf = shared wavefronts per instruction "

@@ -75,7 +75,7 @@ foreach(kind IN LISTS kinds)
       string(APPEND props " RESOURCE_LOCK gpu")
     endif()
     string(APPEND content
-      "add_test([==[${name}]==] \"${EXE}\" [==[${spec}]==] --warn NoAssertions --reporter console)\n"
+      "add_test([==[${name}]==] \"${EXE}\" [==[${spec}]==] --warn NoAssertions --reporter histo)\n"
       "set_tests_properties([==[${name}]==] PROPERTIES ${props})\n")
   endforeach()
 endforeach()

@@ -42,9 +42,16 @@ Settings (options, or the environment):
   --gpus / GRADE_GPUS            GPU ids to use, comma-separated, or "none" (default: every GPU
                                  nvidia-smi lists, else none)
   --build-slots / GRADE_BUILD_SLOTS  parallel builds (default: half the CPU cores, 1 to 8)
-  --ncu / GRADE_NCU=1            gpu engine only: the [perf] tests graded on Nsight Compute's
+  --perf / GRADE_PERF            what counts the cost tests ([perf], "cost: ..."), graded by
+                                 every engine that runs kernels: sim (the CPU simulator's
+                                 counters of the same source; needs Clang; the sim engine's, and
+                                 the gpu engine's where clang++ is found), ncu (Nsight Compute on
+                                 the GPU: the gpu engine's without clang++), none (not graded;
+                                 sim-tsan's and sim-asan's, whose builds have no counters)
+  --ncu / GRADE_NCU=1            --perf ncu: the [perf] tests graded on Nsight Compute's
                                  counters of the kernels on the GPU, and compared with the
-                                 simulator's (extra_data.ncu); needs ncu on PATH and a GPU
+                                 simulator's where Clang builds it (extra_data.ncu); needs ncu
+                                 on PATH and a GPU
   GRADE_TEST_TIMEOUT             seconds per test before it counts as hanging (default 120)
   GRADE_TIMEOUT                  seconds for one submission's whole test run (default 600)
   GRADE_BUILD_TIMEOUT            seconds for one build (default 600)
@@ -83,6 +90,9 @@ def main():
         q.add_argument("--gpus")
         q.add_argument("--build-slots", type=int)
         q.add_argument("--force", action="store_true", help="grade again what was graded")
+        q.add_argument("--perf", choices=["sim", "ncu", "none"],
+                       help="what counts the cost tests (default: sim, or ncu on a GPU machine "
+                            "without clang++)")
         q.add_argument("--ncu", action="store_true",
                        help="GRADE_NCU=1: the [perf] tests on Nsight Compute's counters (gpu engine)")
         q.add_argument("--sandbox", choices=["auto", "bwrap", "user"],

@@ -27,12 +27,17 @@ command -v python3 > /dev/null || need+=(python3)
 command -v clang++ > /dev/null || need+=(clang)
 # bubblewrap: the sandbox submissions' builds and tests run in (grading/README.md).
 command -v bwrap > /dev/null || need+=(bubblewrap)
+catch2_installed || catch2_missing="Catch2 3 (libcatch2-dev)"
 if [ ${#need[@]} -eq 0 ] && catch2_installed; then
   echo "install_tools: cmake, ninja, g++, clang, bubblewrap, python3 and Catch2 3 are installed"
   exit 0
 fi
 
-as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q; then
+  echo "install_tools: apt-get update failed (the package repositories cannot be reached: no" \
+       "network?); these are missing: ${need[*]:-} ${catch2_missing:-}" >&2
+  exit 1
+fi
 if ! catch2_installed; then
   pkg=""
   for p in libcatch2-dev catch2; do

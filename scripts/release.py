@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the student repository: what a course gives its students, with no answer in it.
 
-usage: scripts/release.sh OUT [--labs lab01,lab03] [--code-hints]
+usage: scripts/release.sh OUT [--labs lab01,lab03] [--code-hints] [--keep-provided lab05]
        scripts/release.sh --check DIR       (the solution-line check alone, on any folder)
 
 OUT (new or empty) becomes a fresh git repository with one commit, holding:
@@ -14,14 +14,28 @@ OUT (new or empty) becomes a fresh git repository with one commit, holding:
                     in from report/ (scripts/fill_slides.py --student)
   report/README.md  where the handouts' measured numbers come from (the run itself stays here)
   .github/workflows/classroom.yml   GitHub Classroom autograding (see below)
-  scripts/status.sh, status.py, run_test.sh, install_tools.sh; grading/*.py (status.py reads
-                    ctest's JUnit files with grading/grade.py)
+  scripts/status.sh, status.py, watch.sh, watch.py, run_test.sh, install_tools.sh, figures.py;
+                    grading/*.py (status.py reads ctest's JUnit files with grading/grade.py)
 It leaves out solutions/, grading/ (points, private tests, the Gradescope bundle, samples),
 report/ (a benchmark of the solutions), the slide sources, the instructor scripts and .ci/.
 Each lab's near-code hints (the handout's "Hint N (near code)" blocks) are left out too, unless
 --code-hints keeps them.
 
---labs lab02[,...]  only these labs (one GitHub Classroom assignment per lab: one release each).
+--labs lab02[,...]  only these labs (one GitHub Classroom assignment per lab: one release each);
+                    given twice, both lists. The README's commands then name the released labs.
+--keep-provided LAB LAB is over (released before, not in this release): see "No answers" below.
+
+The course tree is read as git lists it where it is a git checkout of its own, else (an unpacked
+download, even inside another repository) as the files on disk, build/ and dot-folders aside.
+Released Markdown loses its course-only text (between <!-- course-only --> and
+<!-- /course-only -->: what names the course's report/ run and instructor scripts).
+
+No answers: a lab's skeleton that provides an earlier lab's answer (lab03's provides lab02's
+grid size in grid_for, lab06's lab05's packed_row, split_pairs and unpack) would hand it out to
+that lab's students, whether the earlier lab is released with it or after it. In the release, each function of the skeleton that holds
+such a line becomes a TODO region asking for the student's own (their lab05 version), and its
+handout says which; --keep-provided lab05 keeps them as provided, for a release made once lab05
+is over.
 
 The solution-line check runs on every release and fails it (nothing is committed) when a
 released file contains an answer. An answer line of lab NN is a line inside a
@@ -64,10 +78,14 @@ SHARED_CODE = ("common", "sim", "bench")
 # Copied as they are (besides the labs); everything else of the course tree stays behind.
 KEPT_DIRS = ("common", "sim", "bench", "cmake", "notebooks")
 KEPT_FILES = ("CMakeLists.txt", ".gitignore", "scripts/status.sh", "scripts/status.py",
-              "scripts/run_test.sh", "scripts/install_tools.sh", "scripts/sim_run.sh")
+              "scripts/watch.sh", "scripts/run_test.sh", "scripts/install_tools.sh",
+              "scripts/figures.py", "scripts/sim_run.sh")
 KEPT_GLOBS = ("grading/*.py", "grading/histo_grading/*.py")
 # Instructor-only parts of the kept folders: mistakes made on purpose on the solutions.
 LEFT_OUT_DIRS = ("common/tests/mistakes/",)
+# Text of the course's Markdown that names what only the course tree has (report/'s run, the
+# instructor scripts): left out of every released Markdown file.
+COURSE_ONLY = re.compile(r"<!-- course-only -->.*?<!-- /course-only -->", re.S)
 NEAR_CODE_HINT = re.compile(r"<details><summary>Hint \d+ \([^)]*near code\)</summary>.*?</details>\n*",
                             re.S)
 SLIDES_LINE = re.compile(r"^Instructors: this lab's slides are (\[`slides/[^`]+`\]\([^)]+\)).*$", re.M)
@@ -98,18 +116,24 @@ def lab_folders(root=ROOT):
 
 def course_files():
     """The course tree's files (relative paths): git's tracked and untracked-but-not-ignored
-    files where the tree is a git checkout, else every file outside build/ and dot-folders."""
+    files where the tree is a git checkout of its own, else (an unpacked download, or one inside
+    another repository) every file outside build/ and dot-folders."""
     try:
+        top = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        if Path(top).resolve() != ROOT.resolve():
+            raise ValueError(f"{ROOT} is inside the git checkout {top}, not one of its own")
         out = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others",
                               "--exclude-standard"], capture_output=True, check=True).stdout
         files = [f for f in out.decode().split("\0") if f]
         return sorted(f for f in files if (ROOT / f).is_file())
-    except (OSError, subprocess.CalledProcessError):
+    except (OSError, ValueError, subprocess.CalledProcessError):
         files = []
         for dirpath, dirnames, filenames in os.walk(ROOT):
             d = Path(dirpath)
-            dirnames[:] = [n for n in dirnames if not n.startswith(".") and not (d == ROOT and n == "build")]
-            files += [str((d / f).relative_to(ROOT)) for f in filenames]
+            dirnames[:] = [n for n in dirnames if not n.startswith(".") and not (d == ROOT and n == "build")
+                           and n != "__pycache__"]
+            files += [str((d / f).relative_to(ROOT)) for f in filenames if not f.endswith(".pyc")]
         return sorted(files)
 
 
@@ -187,12 +211,13 @@ def check_solution_lines(out, answers, root=ROOT, code_hints=False, released=Non
         lines = text.splitlines()
         squashed = [squash(l) for l in lines]
         joined = "\n".join(squashed)
-        # An unchanged provided source of a lab: what it hands out is the course's own choice.
+        # A provided source of a lab: what its lines, as the course has them, hand out is the
+        # course's own choice (a release may have rewritten other lines of it: bring_your_own).
         course = root / rel
         provider = owner.get(rel.parts[0]) if len(rel.parts) > 1 else None
-        unchanged_source = (provider is not None and course.is_file()
-                            and course in provided_sources(rel.parts[0], root)
-                            and course.read_bytes() == p.read_bytes())
+        provided = set()
+        if provider is not None and course.is_file() and course in provided_sources(rel.parts[0], root):
+            provided = {squash(l) for l in course.read_text(errors="replace").splitlines()}
         hint_lines = set()
         if code_hints and p.name == "README.md":
             for start, end in near_code_spans(text):
@@ -204,7 +229,7 @@ def check_solution_lines(out, answers, root=ROOT, code_hints=False, released=Non
             for i, line in enumerate(squashed):
                 if s not in line:
                     continue
-                if unchanged_source and provider != lab:
+                if line in provided and provider != lab:
                     handed_out[(str(rel), lab)] = handed_out.get((str(rel), lab), 0) + 1
                     break
                 if i in hint_lines:  # kept on request; later lines of the file are still read
@@ -223,6 +248,91 @@ def check_solution_lines(out, answers, root=ROOT, code_hints=False, released=Non
     notes += [f"{f}: its near-code hints show {n} line(s) of {lab}'s answer (kept: --code-hints)"
               for (f, lab), n in sorted(in_hints.items())]
     return failures, notes
+
+
+# ----------------------------------------------------------------------------------------------
+# No answers handed out: a later lab's skeleton that provides an earlier lab's helpers (lab06's
+# provides lab05's packed-counter helpers) asks for the student's own instead.
+
+FUNCTION_START = re.compile(r"^(?![/#\s}])(?P<signature>[^;{}]*\b(?P<name>\w+)\s*\([^;{}]*\)[^;{}]*)\{")
+
+
+def bring_your_own(path, answers, owner, lab_folder_of):
+    """Rewrites the skeleton at `path` so that every function holding a line of lab `owner`'s
+    answer (`answers`: squashed lines) becomes a TODO of the skeleton's lab: the student copies
+    their own `owner` helper in. Returns the names of the functions rewritten."""
+    lines = path.read_text().splitlines()
+    lab = path.parent.name[:5]
+    rewritten, out, i = [], [], 0
+    while i < len(lines):
+        m = FUNCTION_START.match(lines[i])
+        if not m:
+            out.append(lines[i])
+            i += 1
+            continue
+        end = i
+        if not lines[i].rstrip().endswith("}"):
+            while end + 1 < len(lines) and lines[end] != "}":
+                end += 1
+        body = "\n".join(squash(l) for l in lines[i:end + 1] if not l.lstrip().startswith("//"))
+        if not any(a in body for a in answers):
+            out += lines[i:end + 1]
+            i = end + 1
+            continue
+        signature, name = m.group("signature").rstrip(), m.group("name")
+        returns = "" if re.match(r"^(?:(?:__host__|__device__|inline|static)\s+)*void\b", signature) \
+            else "  return {};\n"
+        # Its comments stay: they state the contract the student's own version must meet.
+        contract = "".join(f"  {l.strip()}\n" for l in lines[i + 1:end] if l.lstrip().startswith("//"))
+        out += (f"{signature} {{\n"
+                f"  // TODO({lab}) begin: {name}, your own from {owner} ({lab_folder_of(owner)}.cu):\n"
+                f"  // copy your {owner} version here (this release does not hand out {owner}'s answers)\n"
+                f"{contract}{returns}"
+                f"  // TODO({lab}) end\n"
+                "}").splitlines()
+        rewritten.append(name)
+        i = end + 1
+    # A comment that an answer's region shares with provided code goes too: it is no code.
+    out = [l for l in out if not (l.lstrip().startswith("//") and any(a in squash(l) for a in answers))]
+    path.write_text("\n".join(out) + "\n")
+    return rewritten
+
+
+def withhold_handed_out(stage, labs, keep_provided, root=ROOT):
+    """Every released lab's skeleton that hands out another lab's answer asks for the student's
+    own instead, unless that lab is over (--keep-provided LAB: released before, not now).
+    Returns notes, one per rewritten skeleton."""
+    folders = lab_folders(root)
+    answers = answer_lines(root)
+    notes = []
+    for lab in labs:
+        skeleton = stage / folders[lab] / f"{folders[lab]}.cu"
+        if not skeleton.exists():
+            continue
+        text = "\n".join(squash(l) for l in skeleton.read_text().splitlines())
+        # An earlier lab's answer only: a later lab's answer that builds on this lab's provided
+        # code (a loop it reuses) gives nothing of this lab away.
+        for owner, items in sorted(answers.items()):
+            if owner >= lab or owner in keep_provided:
+                continue
+            mine = [s for _, _, s, _ in items if s in text]
+            if not mine:
+                continue
+            names = bring_your_own(skeleton, mine, owner, lambda l: folders[l])
+            handout = stage / folders[lab] / "README.md"
+            if handout.exists():
+                title, _, rest = handout.read_text().partition("\n")
+                where = (f"its `TODO({lab})` region" if len(names) == 1
+                         else f"their `TODO({lab})` regions")
+                handout.write_text(
+                    f"{title}\n\n> In this repository `{skeleton.name}` does not provide "
+                    f"{owner}'s {', '.join(f'`{n}`' for n in names)}: copy your own, from your "
+                    f"{owner} (`{folders[owner]}.cu`), into {where}.\n{rest}")
+            notes.append(f"{skeleton.relative_to(stage)}: {', '.join(names)} (from {owner}) became "
+                         f"TODO({lab}) regions: students bring their own {owner} helpers, as "
+                         f"{owner}'s answers are not handed out (--keep-provided {owner} keeps them "
+                         f"once {owner} is over)")
+    return notes
 
 
 # ----------------------------------------------------------------------------------------------
@@ -314,7 +424,35 @@ def student_readme(labs, folders, with_slides):
         raise SystemExit(f"release: release/student_README.md: unknown placeholder {{{{{key}}}}}")
 
     text = re.sub(r"\{\{([^{}]+)\}\}", fill, template)
-    return re.sub(r"\n{3,}", "\n\n", text)
+    return re.sub(r"\n{3,}", "\n\n", retarget(text, labs, folders))
+
+
+def retarget(markdown, labs, folders):
+    """The commands of a Markdown text (code blocks and `code`) made to name released labs: a
+    lab the release lacks becomes its first lab (lab01_naive/lab01 -> lab04_shared_privatized/
+    lab04 in a lab04 release), and a lab named twice in one list (--labs lab04,lab04) once."""
+    absent = {lab: folder for lab, folder in folders.items() if lab not in labs}
+    if not absent:
+        return markdown
+    first = labs[0]
+
+    def one(code):
+        for lab, folder in absent.items():
+            code = code.replace(folder, folders[first])
+            code = re.sub(rf"(?<!\w){lab}(?![0-9/])", first, code)  # not a kernel id (lab03/global)
+        return re.sub(r"\b(lab\d\d)((?:,lab\d\d)+)\b",
+                      lambda m: ",".join(dict.fromkeys([m.group(1)] + m.group(2)[1:].split(","))),
+                      code)
+
+    return re.sub(r"```.*?```|`[^`\n]+`", lambda m: one(m.group(0)), markdown, flags=re.S)
+
+
+def strip_course_only(stage):
+    """Every released Markdown file without its course-only text (COURSE_ONLY)."""
+    for path in sorted(stage.rglob("*.md")):
+        text = path.read_text()
+        if "<!-- course-only -->" in text:
+            path.write_text(COURSE_ONLY.sub("", text))
 
 
 def report_readme():
@@ -396,13 +534,14 @@ def classroom_workflow(labs, folders):
     steps = [f"      - name: Check out the code\n        uses: {ACTIONS['checkout']}\n",
              "      - name: Install the build tools (apt)\n"
              "        run: bash scripts/install_tools.sh\n",
-             # A lab that does not compile still gets its tests (failed) reported; ninja's -k 0
-             # builds every other lab's graders all the same.
+             # A lab that does not compile still gets its tests (failed) reported, each with the
+             # compiler's errors from build.log (scripts/run_test.sh); ninja's -k 0 builds every
+             # other lab's graders all the same.
              "      - name: Build the CPU-simulator graders\n"
              "        continue-on-error: true\n"
              "        run: |\n"
              "          cmake --preset sim -DHISTO_FETCH_CATCH2=OFF\n"
-             "          cmake --build --preset sim -j \"$(nproc)\" -- -k 0\n"]
+             "          cmake --build --preset sim -j \"$(nproc)\" -- -k 0 2>&1 | tee build/sim/build.log\n"]
     ids, total = [], 0
     for lab in labs:
         for k, (name, points) in enumerate(classroom_tests(lab, folders[lab]), 1):
@@ -472,7 +611,7 @@ def git(out, *args):
                    env=dict(os.environ, **RELEASE_IDENTITY))
 
 
-def release(out, labs, code_hints):
+def release(out, labs, code_hints, keep_provided=()):
     folders = lab_folders()
     out = Path(out).resolve()
     if out.exists() and any(out.iterdir()):
@@ -486,6 +625,8 @@ def release(out, labs, code_hints):
             dest = stage / f
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / f, dest)
+        for n in withhold_handed_out(stage, labs, keep_provided):
+            print(f"note: {n}")
         with_slides = make_slides(stage, labs, folders)
         for lab in labs:
             handout = stage / folders[lab] / "README.md"
@@ -496,6 +637,7 @@ def release(out, labs, code_hints):
             if notebook.exists():
                 notebook.write_text(re.sub(r'LAB = \\"lab\d\d\\"', lambda m: f'LAB = \\"{labs[0]}\\"',
                                            notebook.read_text()))
+        strip_course_only(stage)
         presets = student_presets(json.loads((ROOT / "CMakePresets.json").read_text()))
         (stage / "CMakePresets.json").write_text(json.dumps(presets, indent=2) + "\n")
         (stage / "README.md").write_text(student_readme(labs, folders, with_slides))
@@ -535,8 +677,12 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                  usage="scripts/release.sh OUT [--labs lab01,...] [--code-hints] | --check DIR")
     ap.add_argument("out", nargs="?")
-    ap.add_argument("--labs", help="comma-separated labs (default: all)")
+    ap.add_argument("--labs", action="append",
+                    help="comma-separated labs (default: all); may be given more than once")
     ap.add_argument("--code-hints", action="store_true", help="keep the handouts' near-code hints")
+    ap.add_argument("--keep-provided", action="append", default=[], metavar="LAB",
+                    help="LAB is over (released before, not now): a later lab's skeleton may "
+                         "provide LAB's helpers as shipped")
     ap.add_argument("--check", metavar="DIR", help="only scan DIR for solution lines")
     args = ap.parse_args(argv)
     folders = lab_folders()
@@ -555,13 +701,18 @@ def main(argv):
         raise SystemExit("release: no solutions/ here: the release check needs them (is this already a release?)")
     labs = sorted(folders)
     if args.labs:
-        labs = [l.strip() for l in args.labs.split(",") if l.strip()]
+        labs = [l.strip() for given in args.labs for l in given.split(",") if l.strip()]
         unknown = [l for l in labs if l not in folders]
         if unknown or not labs:
             raise SystemExit(f"release: unknown lab(s) {', '.join(unknown) or '(none given)'}: "
                              f"expected some of {', '.join(folders)}")
         labs = sorted(set(labs))
-    release(args.out, labs, args.code_hints)
+    keep = sorted({l.strip() for given in args.keep_provided for l in given.split(",") if l.strip()})
+    wrong = [l for l in keep if l not in folders or l in labs]
+    if wrong:
+        raise SystemExit(f"release: --keep-provided {', '.join(wrong)}: name labs that are over, "
+                         f"released before and not in this release (this one: {', '.join(labs)})")
+    release(args.out, labs, args.code_hints, keep)
     return 0
 
 

@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
-"""Where each lab stands, honestly: CPU checks, kernels in the CPU simulator, kernels on a GPU.
+"""Where each lab stands, honestly: CPU checks, kernels in the CPU simulator, their cost, kernels
+on a GPU.
 
-usage: scripts/status.sh [--side student|solution] [--lab labNN] [BUILD_DIR...]
+usage: scripts/status.sh [--side student|solution] [--lab labNN] [--no-build] [BUILD_DIR...]
        scripts/status.sh --junit FILE BUILD_DIR      (summarise a finished ctest run)
 
-Without BUILD_DIR it looks for build/student*, build/sim, build/sim-tsan and build/sim-asan
-and runs their tests. A skipped test is never counted as passed: GPU tests that did not run are
-reported as "not run", with the reason the test gave (no GPU, no driver, ...). The kernels'
-tests in a sim-tsan build (ThreadSanitizer: races) and a sim-asan build (AddressSanitizer:
-out-of-bounds accesses) get their own columns. Tests named "stretch: ..." (lab06's optional
-stretch) are counted apart and never make a lab fail.
+Without BUILD_DIR it looks for build/student*, build/sim, build/sim-tsan and build/sim-asan.
+It first builds the graders of what it reports on (each lab apart, so one that does not compile
+is reported with its first error, and the others still run), then runs their tests: what it
+prints is about the source as it is now, never an older build's (--no-build reports on the
+graders as they are built, and says they may be stale). A skipped test is never counted as
+passed: GPU tests that did not run are reported as "not run", with the reason the test gave (no
+GPU, no driver, ...). The cost tests ([perf], "cost: ...") get their own column: a kernel that
+passes every other test and fails only those is correct but slow, not wrong. The kernels' tests
+in a sim-tsan build (ThreadSanitizer: races) and a sim-asan build (AddressSanitizer:
+out-of-bounds accesses) get their own columns; a failure there that carries no race (or bounds)
+report is said to be a crash or a failed check, never a race. Tests named "stretch: ..." (lab06's
+optional stretch) are counted apart and never make a lab fail.
 """
 import argparse
 import json
@@ -18,22 +25,79 @@ import re
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "grading"))
-from histo_grading.tests import parse_junit  # noqa: E402  (one reader of ctest's JUnit, skip reasons included)
+from histo_grading.tests import ctest_verdicts, parse_junit  # noqa: E402  (one reader of ctest's JUnit, skip reasons included)
 LABS = ["lab01", "lab02", "lab03", "lab04", "lab05", "lab06"]
-KINDS = ["cpu", "sim", "tsan", "asan", "gpu"]
-KIND_TITLE = {"cpu": "CPU checks", "sim": "kernels, simulator", "tsan": "races (sim-tsan)",
-              "asan": "bounds (sim-asan)", "gpu": "kernels, GPU"}
+KINDS = ["cpu", "sim", "cost", "tsan", "asan", "gpu"]
+KIND_TITLE = {"cpu": "CPU checks", "sim": "kernels, simulator", "cost": "cost (simulator)",
+              "tsan": "races (sim-tsan)", "asan": "bounds (sim-asan)", "gpu": "kernels, GPU"}
+# What a sanitizer prints when it found what it looks for (else a failure there is no race).
+SANITIZER_REPORT = {"tsan": "WARNING: ThreadSanitizer: data race",
+                    "asan": "ERROR: AddressSanitizer: "}
 # A sanitizer build's kernel tests are their own kind; its test preset sets their environment.
 SANITIZER_PRESET = {"tsan": "sim-tsan", "asan": "sim-asan"}
 STRETCH = "stretch: "
 
 
 def new_entry():
-    return {"passed": 0, "failed": [], "skipped": {},
+    return {"passed": 0, "failed": [], "skipped": {}, "reported": 0, "crashed": 0,
             "stretch": {"passed": 0, "failed": [], "skipped": 0}}
+
+
+def lab_folders():
+    return {p[:5]: p for p in sorted(os.listdir(ROOT)) if re.match(r"^lab\d\d_", p)
+            and os.path.isdir(os.path.join(ROOT, p))}
+
+
+def grader_targets(build_dir, lab, side):
+    """The lab's graders of `side` that this build has."""
+    out = subprocess.run(["cmake", "--build", build_dir, "--target", "help"], capture_output=True,
+                         text=True).stdout
+    return sorted(set(re.findall(r"^(%s_%s(?:_sim)?_grader)\b" % (lab, side), out, re.M)))
+
+
+def first_error(log):
+    """The first compiler error of a build log, its file named from the course's root, with the
+    line after it (the code it points at), or the log's last lines."""
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"^(\S+?):(\d+)(?::\d+)?: (?:fatal )?error: (.*)$", line)
+        if m:
+            path = os.path.relpath(os.path.normpath(os.path.join(ROOT, "build", "x", m.group(1)))
+                                   if not os.path.isabs(m.group(1)) else m.group(1), ROOT)
+            if path.startswith(".."):
+                path = m.group(1)
+            code = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            return "%s:%s: %s%s" % (path, m.group(2), m.group(3), ("\n      " + code) if code else "")
+    tail = [l for l in lines if l.strip()][-3:]
+    return " / ".join(tail) or "the build failed (no message)"
+
+
+def build(build_dir, labs, side, sanitizer=None):
+    """Builds each lab's graders. Returns {lab: {kind: entry}} for those that do not compile:
+    each kind their graders report on, marked with the first error."""
+    broken = {}
+    print("== building %s graders in %s ..." % (side, os.path.relpath(build_dir, ROOT)), flush=True)
+    for lab in labs:
+        targets = grader_targets(build_dir, lab, side)
+        if not targets:
+            continue
+        proc = subprocess.run(["cmake", "--build", build_dir, "--target", *targets],
+                              capture_output=True, text=True, errors="replace")
+        if proc.returncode == 0:
+            continue
+        # Its graders are an older build's: nothing of them is reported.
+        if sanitizer:
+            kinds = [sanitizer]
+        else:
+            kinds = ["cpu"] + (["sim", "cost"] if any("_sim_" in t for t in targets) else []) + \
+                    (["gpu"] if any("_sim_" not in t for t in targets) else [])
+        error = first_error(proc.stdout + proc.stderr)
+        broken[lab] = {k: dict(new_entry(), broken=error) for k in kinds}
+    return broken
 
 
 def labels_of(build_dir):
@@ -77,25 +141,27 @@ def sanitizer_of(build_dir):
     return None
 
 
-def run_tests(build_dir, lab, side):
-    """Runs the side's tests of one lab (or all labs) and returns the JUnit file's path."""
-    junit = os.path.join(tempfile.mkdtemp(prefix="histo-status-"), "junit.xml")
-    regex = r"^(%s)\.%s(\.sim)?: " % (lab or "lab0[1-6]", side)
+def run_tests(build_dir, labs, side):
+    """Runs the side's tests of these labs; returns the JUnit file's path and CTest's log."""
+    folder = tempfile.mkdtemp(prefix="histo-status-")
+    junit, log = os.path.join(folder, "junit.xml"), os.path.join(folder, "ctest.log")
+    regex = r"^(%s)\.%s(\.sim)?: " % ("|".join(labs), side)
     print("== running %s tests in %s ..." % (side, os.path.relpath(build_dir, ROOT)), flush=True)
-    folder = os.path.basename(os.path.normpath(build_dir))
-    preset = SANITIZER_PRESET.get(sanitizer_of(build_dir), folder)
+    preset = SANITIZER_PRESET.get(sanitizer_of(build_dir), os.path.basename(os.path.normpath(build_dir)))
     env = dict(os.environ, **preset_environment(preset))
-    subprocess.run(["ctest", "--test-dir", build_dir, "-R", regex, "-j", str(os.cpu_count() or 2),
-                    "--output-junit", junit], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env=env)
-    return junit
+    with open(log, "w") as f:
+        subprocess.run(["ctest", "--test-dir", build_dir, "-R", regex, "-j", str(os.cpu_count() or 2),
+                        "--output-junit", junit], stdout=f, stderr=subprocess.STDOUT, env=env)
+    return junit, log
 
 
-def results_of(junit, labels, side, sanitizer=None):
+def results_of(junit, labels, side, sanitizer=None, log=None):
     """{lab: {kind: entry}}, entry as new_entry(). `sanitizer` ("tsan", "asan"): the build is a
-    sanitizer build, whose kernel tests are that kind and whose CPU tests are left out."""
+    sanitizer build, whose kernel tests are that kind and whose CPU and cost tests are left out
+    (a sanitizer's build has no counters). `log`: CTest's output, which says which test
+    crashed."""
     table = {}
-    for test in parse_junit(junit, {}):
+    for test in parse_junit(junit, ctest_verdicts(Path(log)) if log else {}):
         name = test["name"] or ""
         m = re.match(r"^(lab0[1-6])\.(\w+)(\.sim)?: ", name)
         if not m or m.group(2) != side:
@@ -104,10 +170,18 @@ def results_of(junit, labels, side, sanitizer=None):
         tags = labels.get(name, set())
         kind = "sim" if "sim" in tags else "gpu" if "gpu" in tags else "cpu"
         if sanitizer:
-            if kind != "sim":
+            if kind != "sim" or "perf" in tags:
                 continue
             kind = sanitizer
+        elif kind == "sim" and "perf" in tags:
+            kind = "cost"
         entry = table.setdefault(lab, {}).setdefault(kind, new_entry())
+        if test["result"] == "failed":
+            if sanitizer and SANITIZER_REPORT[sanitizer] in test["output"]:
+                entry["reported"] += 1
+            elif test.get("crashed") or re.search(r"Sanitizer: (SEGV|ABRT|BUS)|Segmentation fault",
+                                                  test["output"]):
+                entry["crashed"] += 1
         case = name.split(": ", 1)[1]
         if case.startswith(STRETCH):
             part = entry["stretch"]
@@ -133,9 +207,11 @@ def merge(into, table):
             into.setdefault(lab, {})[kind] = entry
 
 
-def describe(entry):
+def describe(entry, kind=""):
     if entry is None:
         return "not built here"
+    if entry.get("broken"):
+        return "DOES NOT COMPILE"
     ran = entry["passed"] + len(entry["failed"])
     skipped = sum(entry["skipped"].values())
     stretch = entry["stretch"]
@@ -146,6 +222,16 @@ def describe(entry):
         text = "%d/%d passed" % (entry["passed"], ran)
         if entry["failed"]:
             text = "FAILED %d of %d" % (len(entry["failed"]), ran)
+            what = {"tsan": "race", "asan": "out of bounds"}.get(kind)
+            if what:
+                # Only a sanitizer's own report makes a race (or a bad access) of a failure.
+                parts = ["%d %s" % (entry["reported"], what)] if entry["reported"] else []
+                if entry["crashed"]:
+                    parts.append("%d crashed" % entry["crashed"])
+                rest = len(entry["failed"]) - entry["reported"] - entry["crashed"]
+                if rest:
+                    parts.append("%d wrong" % rest)
+                text += " (%s)" % ", ".join(parts)
         if skipped:
             text += ", %d not run" % skipped
     if stretch_ran:
@@ -158,8 +244,16 @@ def passed_all(entry):
     return entry is not None and entry["passed"] > 0 and not entry["failed"]
 
 
+def rerun(preset, lab, *labels):
+    return "ctest --preset %s -L %s%s --output-on-failure" % (
+        preset, lab, "".join(" -L %s" % l for l in labels))
+
+
 def next_step(lab, kinds, presets, side):
-    cpu, sim, tsan, asan, gpu = (kinds.get(k) for k in KINDS)
+    cpu, sim, cost, tsan, asan, gpu = (kinds.get(k) for k in KINDS)
+    broken = [e["broken"] for e in kinds.values() if e.get("broken")]
+    if broken:
+        return "your source does not compile; the first error:\n      %s" % broken[0]
     if side == "solution":
         if any(e["failed"] for e in kinds.values()):
             return "a solution fails: ctest --test-dir build/<preset> -L %s --output-on-failure" % lab
@@ -168,17 +262,18 @@ def next_step(lab, kinds, presets, side):
         return "all ran and passed"
     gpu_preset = presets.get("gpu", "student")
     if cpu and cpu["failed"]:
-        return "fix the CPU checks first: ctest --preset %s -L %s -L cpu --output-on-failure" % (
-            presets.get("cpu", "student"), lab)
+        return "fix the CPU checks first: " + rerun(presets.get("cpu", "student"), lab, "cpu")
     if sim and sim["failed"]:
-        return ("your kernels are wrong in the CPU simulator: ctest --preset sim -L %s "
-                "--output-on-failure" % lab)
-    if tsan and tsan["failed"]:
-        return ("your kernels race (ThreadSanitizer names both lines): ctest --preset sim-tsan "
-                "-L %s --output-on-failure" % lab)
-    if asan and asan["failed"]:
-        return ("your kernels read or write out of bounds: ctest --preset sim-asan -L %s "
-                "--output-on-failure" % lab)
+        return "your kernels are wrong in the CPU simulator: " + rerun(presets.get("sim", "sim"), lab)
+    for kind, entry, found, preset in (
+            ("tsan", tsan, "your kernels race (ThreadSanitizer names both lines)", "sim-tsan"),
+            ("asan", asan, "your kernels read or write out of bounds", "sim-asan")):
+        if entry and entry["failed"]:
+            if entry["reported"]:
+                return "%s: %s" % (found, rerun(preset, lab))
+            return ("your kernels fail under %s with no %s report (%s): %s" % (
+                preset, "race" if kind == "tsan" else "bounds",
+                "a crash" if entry["crashed"] else "a failed check", rerun(preset, lab)))
     if gpu and gpu["failed"]:
         if passed_all(sim) and not passed_all(tsan):
             # Threads take turns in the simulator: a race passes there and fails on a GPU.
@@ -186,10 +281,12 @@ def next_step(lab, kinds, presets, side):
                     "threads take turns, so look for a race (a missing __syncthreads(), a plain "
                     "++ on a shared counter): cmake --workflow --preset sim-tsan, then ctest "
                     "--preset %s -L %s --output-on-failure" % (gpu_preset, lab))
-        return "your kernels fail on the GPU: ctest --preset %s -L %s --output-on-failure" % (
-            gpu_preset, lab)
+        return "your kernels fail on the GPU: " + rerun(gpu_preset, lab)
     if sim is None:
         return "run your kernels on the CPU: cmake --workflow --preset sim"
+    if cost and cost["failed"]:
+        return ("your kernels are correct, but slow: %d cost test(s) fail (%s): %s" % (
+            len(cost["failed"]), "; ".join(cost["failed"][:2]), rerun(presets.get("cost", "sim"), lab, "perf")))
     stretch = [k for k in ("sim", "gpu") if kinds.get(k) and kinds[k]["stretch"]["failed"]]
     if stretch:
         return ("the required kernels pass; the optional stretch does not yet (it never fails "
@@ -210,15 +307,17 @@ def main():
     ap.add_argument("--side", default="student", choices=["student", "solution"])
     ap.add_argument("--lab", choices=LABS)
     ap.add_argument("--junit", help="summarise this finished ctest run instead of running tests")
+    ap.add_argument("--no-build", action="store_true",
+                    help="report on the graders as they are built (they may be stale)")
     args = ap.parse_args()
 
     dirs = args.build_dirs
     if not dirs:
-        build = os.path.join(ROOT, "build")
-        names = sorted(os.listdir(build)) if os.path.isdir(build) else []
-        dirs = [os.path.join(build, n) for n in names
+        top = os.path.join(ROOT, "build")
+        names = sorted(os.listdir(top)) if os.path.isdir(top) else []
+        dirs = [os.path.join(top, n) for n in names
                 if re.match(r"^(student(-gpu|-cpu)?|sim(-tsan|-asan)?)$", n)
-                and os.path.exists(os.path.join(build, n, "CTestTestfile.cmake"))]
+                and os.path.exists(os.path.join(top, n, "CTestTestfile.cmake"))]
     if not dirs:
         print("Nothing is built yet. Build and test your labs first:\n"
               "  cmake --workflow --preset sim           # kernels in the CPU simulator (no GPU,\n"
@@ -226,24 +325,31 @@ def main():
               "  cmake --workflow --preset student-gpu   # with an NVIDIA GPU and the CUDA Toolkit")
         return 1
 
+    labs = [args.lab] if args.lab else [l for l in LABS if l in lab_folders()] or LABS
     results, presets = {}, {}
+    stale = args.no_build and not args.junit
     for d in dirs:
         preset = os.path.basename(os.path.normpath(d))
-        labels = labels_of(d)
-        junit = args.junit or run_tests(d, args.lab, args.side)
-        table = results_of(junit, labels, args.side, sanitizer_of(d))
+        sanitizer = sanitizer_of(d)
+        broken = {} if args.junit or args.no_build else build(d, labs, args.side, sanitizer)
+        built = [lab for lab in labs if lab not in broken]
+        table, log, junit = {}, None, args.junit
+        if not junit and built:
+            junit, log = run_tests(d, built, args.side)
+        if junit:
+            table = results_of(junit, labels_of(d), args.side, sanitizer, log)
+        table.update(broken)
         merge(results, table)
         for kinds in table.values():
             for kind in kinds:
                 presets.setdefault(kind, preset)
 
-    labs = [args.lab] if args.lab else LABS
     # Columns: those that ran somewhere, each as wide as its widest cell, two spaces apart.
     shown = [k for k in KINDS if k in ("cpu", "sim", "gpu") or any(k in results.get(lab, {})
                                                                     for lab in labs)]
     rows = [["lab"] + [KIND_TITLE[k] for k in shown]]
     for lab in labs:
-        rows.append([lab] + [describe(results.get(lab, {}).get(k)) for k in shown])
+        rows.append([lab] + [describe(results.get(lab, {}).get(k), k) for k in shown])
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     line = lambda row: "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
     print("\n" + line(rows[0]))
@@ -252,16 +358,20 @@ def main():
         kinds = results.get(lab, {})
         print(line(row))
         print("%s next: %s" % (" " * len(lab), next_step(lab, kinds, presets, args.side)))
-        for kind in ("gpu", "sim", "tsan", "asan"):
+        for kind in ("gpu", "sim", "cost", "tsan", "asan"):
             for reason, count in kinds.get(kind, {}).get("skipped", {}).items():
                 not_run[(kind, reason)] = not_run.get((kind, reason), 0) + count
     if not_run:
         print("\nTests that did NOT run (never counted as passed):")
-        where = {"gpu": "GPU", "sim": "simulator", "tsan": "sim-tsan", "asan": "sim-asan"}
+        where = {"gpu": "GPU", "sim": "simulator", "cost": "cost", "tsan": "sim-tsan",
+                 "asan": "sim-asan"}
         for (kind, reason), count in sorted(not_run.items()):
             print("  %3d %s tests: %s" % (count, where[kind], reason))
+    if stale:
+        print("\n(--no-build: these are the graders as they were last built; a source edited "
+              "since is not in them)")
     # The optional stretch never fails a lab.
-    failed = any(e["failed"] for kinds in results.values() for e in kinds.values())
+    failed = any(e["failed"] or e.get("broken") for kinds in results.values() for e in kinds.values())
     return 1 if failed else 0
 
 

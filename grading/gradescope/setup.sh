@@ -20,7 +20,11 @@ set -euo pipefail
 ag=${AUTOGRADER_ROOT:-/autograder}
 cd "$ag/source"
 . ./lab.env
-bash scripts/install_tools.sh
+# HISTO_SETUP_INSTALL=0: the tools are there already (a machine that cannot reach the package
+# repositories, such as the course's own test of this bundle offline).
+if [ "${HISTO_SETUP_INSTALL:-1}" != 0 ]; then
+  bash scripts/install_tools.sh
+fi
 # Grading the skeleton once prepares the build slot that run_autograder reuses.
 mkdir -p "$ag/work"
 python3 grading/grade.py one "$LAB" "$ag/source" "$ag/work" --name skeleton --gpus none \

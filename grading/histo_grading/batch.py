@@ -107,11 +107,9 @@ class Grading:
         # The lab's other tests are not graded by this engine: say which, and why.
         for c in tests.expected_cases(build, ["-L", f"^{self.lab}$"]):
             if c["name"] not in self.expected:
-                labels = c["labels"]
-                kind = "GPU" if "gpu" in labels else "simulator" if "sim" in labels else "other"
-                self.not_selected[c["name"]] = (f"a {kind} test: not run by engine {self.engine} "
-                                                f"({self.settings.engine_name}, labels "
-                                                f"{' '.join(self.labels)})")
+                why = self.settings.why_not_graded(c["name"], c["labels"], self.expected)
+                if why:
+                    self.not_selected[c["name"]] = why
         if not self.expected:
             raise RuntimeError(f"no test of {self.lab} matches labels {self.labels}")
         # Some tests skip here whatever the code (too large for the simulator, no GPU, ...): the
@@ -162,7 +160,7 @@ class Grading:
         args = ["-L", f"^{self.lab}$"]
         for label in self.labels:  # "cpu|sim": either label
             args += ["-L", f"^({label})$"]
-        return args
+        return args + self.settings.exclude_args()
 
     # The run's last line: which engine graded, and what it did not grade and why.
     def summary(self):

@@ -127,14 +127,38 @@ def finish(g, sub, record, source, start):
 # The [perf] tests (the simulator's counters against a lab's cost bounds) are named "cost: ...":
 # their points are shown apart from the correctness points.
 PERFORMANCE_NAME = ": cost: "
+# Private tests (grading/private/, named "private: ...") are extra credit: their points add to
+# the score, never to the maximum, so that a lab's maximum is the same where they run (the batch
+# grader, Gradescope) and where they do not (GitHub Classroom, which has no private test).
+PRIVATE_NAME = ": private: "
+
+
+def kind_of(name):
+    if PRIVATE_NAME in name:
+        return "extra_credit"
+    return "performance" if PERFORMANCE_NAME in name else "correctness"
+
+
+def cost_not_counted(g, record, tests):
+    """Where what should count the cost did not (Nsight Compute failed on this submission), its
+    cost tests count as failed, saying why: the maximum stays the lab's."""
+    error = (record.get("ncu") or {}).get("error")
+    if not error:
+        return
+    for t in tests:
+        if PERFORMANCE_NAME in t["name"] and t["result"] == "skipped":
+            t["result"] = "failed"
+            t["output"] = (f"NOT COUNTED: Nsight Compute counted nothing for this submission "
+                           f"({error}); this cost test earns no points\n\n" + t["output"])
 
 
 def results_json(g, record, tests, source, elapsed):
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     gs_tests, score, max_score = [], 0.0, 0.0
     parts = {kind: {"score": 0.0, "max_score": 0.0, "passed": 0, "failed": 0}
-             for kind in ("correctness", "performance")}
+             for kind in ("correctness", "performance", "extra_credit")}
     status = list(record["status"])
+    cost_not_counted(g, record, tests)
     # Bins that no kernel counted (the graders' OutputWatch): the lab's work was not done, so
     # no test of this submission scores, not even the CPU checks it passed.
     not_counted = counted_elsewhere(tests)
@@ -151,19 +175,22 @@ def results_json(g, record, tests, source, elapsed):
         entry = {"name": t["name"], "number": str(number), "visibility": visibility,
                  "output": truncate(g.course_paths(t["output"]), OUTPUT_LIMIT),
                  "output_format": "text"}
+        kind = kind_of(t["name"])
         if t["result"] == "skipped":
             # Skipped is neither passed nor a student's fault: shown, worth nothing here.
             entry.update(score=0.0, max_score=0.0)
         else:
-            entry.update(score=points if t["result"] == "passed" else 0.0, max_score=points,
+            # Extra credit: Gradescope shows points over a maximum of 0 as such.
+            top = 0.0 if kind == "extra_credit" else points
+            entry.update(score=points if t["result"] == "passed" else 0.0, max_score=top,
                          status=t["result"])
             score += entry["score"]
-            max_score += points
-            part = parts["performance" if PERFORMANCE_NAME in t["name"] else "correctness"]
+            max_score += top
+            part = parts[kind]
             part["score"] += entry["score"]
             part["max_score"] += points
             part[t["result"]] += 1
-        entry["tags"] = ["performance" if PERFORMANCE_NAME in t["name"] else "correctness"]
+        entry["tags"] = [kind]
         gs_tests.append(entry)
     races = sorted({t["race"] for t in tests if t.get("race")})
     box = g.sandbox.mode if g.sandbox else None
@@ -187,12 +214,19 @@ def results_json(g, record, tests, source, elapsed):
     if box == "none":
         status.append("not sandboxed")
     summary = [f"{g.lab}: {score:g} of {max_score:g} points ({'; '.join(status)})."]
+    counted = g.settings.cost_counted_by
     if parts["performance"]["max_score"]:
         c, p = parts["correctness"], parts["performance"]
-        counted = ("Nsight Compute on the GPU" if record.get("ncu") and not record["ncu"]["error"]
-                   else "the CPU simulator with the H200's shape")
-        summary.append(f"Correctness {c['score']:g} of {c['max_score']:g}; performance (counted by "
-                       f"{counted}) {p['score']:g} of {p['max_score']:g}.")
+        summary.append(f"Correctness {c['score']:g} of {c['max_score']:g}; performance (the cost "
+                       f"tests, counted by {counted or 'nothing'}) {p['score']:g} of "
+                       f"{p['max_score']:g}.")
+    elif g.settings.perf == "none":
+        summary.append("The cost tests were not graded here (--perf none): your grade may count "
+                       "them elsewhere.")
+    if parts["extra_credit"]["max_score"]:
+        x = parts["extra_credit"]
+        summary.append(f"Extra credit (private tests, on top of the maximum): {x['score']:g} of "
+                       f"{x['max_score']:g}.")
     if record.get("ncu", {}).get("disagree"):
         rows = record["ncu"]["disagree"]
         summary.append(f"The CPU simulator and the GPU disagree on {len(rows)} [perf] bound(s): " +
@@ -220,6 +254,12 @@ def results_json(g, record, tests, source, elapsed):
                             for k, v in parts["correctness"].items()},
             "performance": {k: round(v, 4) if isinstance(v, float) else v
                             for k, v in parts["performance"].items()},
+            # Private tests: points on top of max_score.
+            "extra_credit": {k: round(v, 4) if isinstance(v, float) else v
+                             for k, v in parts["extra_credit"].items()},
+            # What counted the cost tests ("" where none ran): the simulator's counters of the
+            # source, or Nsight Compute on the GPU.
+            "cost_counted_by": counted if parts["performance"]["max_score"] else "",
             "source_sha256": source.sha256 if source else "",
             "source": source.name if source else "",
             # What graded it: "already graded" holds only for the same source and key.

@@ -62,12 +62,33 @@ def grader_targets(g, build):
     names = sorted(set(re.findall(rf"^({g.lab}_student\w*_grader):", out.stdout, re.M)))
     if not names:
         raise RuntimeError(f"no {g.lab}_student*_grader target in {build}:\n{out.stdout[-2000:]}")
-    # The CPU-simulator grader (labNN_student_sim_grader) only when its tests are graded, or
-    # when it is the only one (a simulator-only build registers the CPU tests there).
+    # The CPU-simulator grader (labNN_student_sim_grader) only when its tests are graded (or its
+    # cost tests, or compared with Nsight Compute's), or when it is the only one (a
+    # simulator-only build registers the CPU tests there).
     gpu_side = [n for n in names if "_sim_" not in n]
-    if gpu_side and not any("sim" in label for label in g.labels) and not g.settings.ncu:
+    if gpu_side and not any("sim" in label for label in g.labels) and not g.settings.simulator_twin:
         return gpu_side
     return names
+
+
+# The cost tests graded on the simulator's counters need them in the build: Clang, and no
+# sanitizer (sim/CMakeLists.txt, HISTO_SIM_TRACE). Without them those tests would only skip.
+def check_counters(g, build):
+    if g.settings.perf != "sim":
+        return
+    try:
+        cache = (build / "CMakeCache.txt").read_text(errors="replace")
+    except OSError:
+        return
+    if re.search(r"^HISTO_SIM_TRACE:BOOL=(ON|TRUE|1)$", cache, re.M):
+        return
+    compiler = re.search(r"^CMAKE_CXX_COMPILER:\w+=(.*)$", cache, re.M)
+    raise RuntimeError(
+        "the cost tests ([perf], \"cost: ...\") are graded on the CPU simulator's counters, and "
+        f"this build has none (C++ compiler {compiler.group(1) if compiler else 'unknown'}): they "
+        "need Clang 14 or newer and no sanitizer. Install clang (Debian/Ubuntu: apt-get install "
+        "clang; the configure takes clang++ when it finds one), or grade the cost with Nsight "
+        "Compute on a GPU (GRADE_NCU=1), or without it (--perf none: the results then say so)")
 
 
 def prepare_slot(g, index, jobs):
@@ -76,31 +97,35 @@ def prepare_slot(g, index, jobs):
     ready = tree / "ready"
     tree.mkdir(parents=True, exist_ok=True)
     restore(g, tree)
-    # A slot is reused only if it was built with the same settings.
+    # A slot is reused only if it was configured with the same settings; a slot of another lab
+    # (the same --slots-dir) only builds this lab's graders.
     settings = (f"{g.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')} | {' '.join(g.labels)}"
-                f" | compile commands{' | ncu' if g.settings.ncu else ''}")
-    if ready.exists() and ready.read_text().splitlines()[1:2] == [settings]:
+                f" | compile commands | perf {g.settings.perf}"
+                f"{' | simulator twin' if g.settings.simulator_twin else ''}")
+    configured = ready.exists() and ready.read_text().splitlines()[1:2] == [settings]
+    if configured and ready.read_text().splitlines()[2:3] == [g.lab]:
         return tree
     ready.unlink(missing_ok=True)
-    shutil.rmtree(build, ignore_errors=True)
-    # compile_commands.json: the commands whose preprocessor lists what a submission reads.
-    cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", g.preset,
-           "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
-    if g.settings.ncu:
-        # GRADE_NCU=1: the simulator's build of the same source as well, whose [perf] values
-        # are compared with Nsight Compute's (its counters need Clang: without it they skip,
-        # and the comparison says so).
-        cmd.append("-DHISTO_SIM=ON")
-    cmd += shlex.split(os.environ.get("GRADE_CMAKE_ARGS", ""))
     log = tree / "prepare.log"
-    with open(log, "w") as f:
-        if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=tree).returncode != 0:
-            raise RuntimeError(f"configure failed: {log}")
+    with open(log, "a" if configured else "w") as f:
+        if not configured:
+            shutil.rmtree(build, ignore_errors=True)
+            # compile_commands.json: the commands whose preprocessor lists what a submission reads.
+            cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", g.preset,
+                   "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
+            if g.settings.simulator_twin:
+                # The simulator's build of the same source as well: its cost tests grade (perf
+                # sim), or their values are compared with Nsight Compute's (GRADE_NCU=1).
+                cmd.append("-DHISTO_SIM=ON")
+            cmd += shlex.split(os.environ.get("GRADE_CMAKE_ARGS", ""))
+            if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=tree).returncode != 0:
+                raise RuntimeError(f"configure failed: {log}")
+        check_counters(g, build)
         targets = grader_targets(g, build)
         if subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets],
                           stdout=f, stderr=subprocess.STDOUT).returncode != 0:
             raise RuntimeError(f"building the shipped skeleton failed: {log}")
-    ready.write_text(" ".join(targets) + "\n" + settings + "\n")
+    ready.write_text(" ".join(targets) + "\n" + settings + "\n" + g.lab + "\n")
     return tree
 
 

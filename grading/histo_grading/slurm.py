@@ -19,11 +19,12 @@ def submit_slurm(args, entries):
     list_submissions(out, entries)
     me = shlex.quote(str(GRADING / "grade.py"))
     passed = []
-    for opt in ("engine", "preset", "labels", "gpus"):
-        if getattr(args, opt) is not None:
+    for opt in ("engine", "preset", "labels", "gpus", "perf"):
+        if getattr(args, opt, None) is not None:
             passed += [f"--{opt}", shlex.quote(getattr(args, opt))]
-    if args.force:
-        passed.append("--force")
+    for flag in ("force", "ncu"):
+        if getattr(args, flag, False):
+            passed.append(f"--{flag}")
     if getattr(args, "sandbox", None):
         passed += ["--sandbox", args.sandbox]
     if getattr(args, "no_sandbox", False):

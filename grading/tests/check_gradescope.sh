@@ -52,8 +52,23 @@ sys.exit(1 if problems else 0)
 PY
 
 echo "== setup.sh"
+# apt's words for a repository it cannot reach (as release/tests/check_release.py reads them).
+offline='Temporary failure resolving|Could not resolve|Failed to fetch|Unable to connect|Network is unreachable|Cannot initiate the connection|Connection failed|cannot be reached'
+not_checked=""
 if ! AUTOGRADER_ROOT=$ag bash "$ag/source/setup.sh" > "$work/setup.log" 2>&1; then
-  echo "FAIL: setup.sh failed:"; tail -n 40 "$work/setup.log"; exit 1
+  if grep -Eq "$offline" "$work/setup.log"; then
+    # Gradescope's image reaches the package repositories; this machine does not. The rest of
+    # the setup runs with the tools installed here, and the test is skipped, never passed.
+    echo "note: setup.sh's install step could not reach the package repositories here:"
+    tail -n 3 "$work/setup.log"
+    not_checked="setup.sh's install step (no network)"
+    if ! AUTOGRADER_ROOT=$ag HISTO_SETUP_INSTALL=0 bash "$ag/source/setup.sh" > "$work/setup.log" 2>&1; then
+      echo "SKIPPED: setup.sh cannot run without its install step here:"; tail -n 20 "$work/setup.log"
+      exit 77
+    fi
+  else
+    echo "FAIL: setup.sh failed:"; tail -n 40 "$work/setup.log"; exit 1
+  fi
 fi
 tail -n 1 "$work/setup.log"
 left=$(grep -rl --include='*.cpp' "TEST_CASE" "$ag" | grep "grading/private/" || true)
@@ -116,9 +131,18 @@ for side, want in (("solution", "passed"), ("skeleton", "failed")):
         found = [t for n, t in tests.items() if n.endswith(": " + case)]
         say(bool(found) and all(t.get("status") == want for t in found),
             f"{side}: private test '{case}' is in results.json, {want} ({[t.get('status') for t in found]})")
-    full = results["score"] == results["extra_data"]["max_score"] > 0
+    # The private tests are extra credit: on top of the maximum, which never counts them.
+    extra = results["extra_data"].get("extra_credit", {})
+    full = results["score"] == results["extra_data"]["max_score"] + extra.get("score", 0) > 0
     say(full if side == "solution" else not full,
-        f"{side}: {results['score']} of {results['extra_data']['max_score']} points")
+        f"{side}: {results['score']} of {results['extra_data']['max_score']} points "
+        f"({extra.get('score', 0)} of {extra.get('max_score', 0)} extra credit)")
+    if side == "skeleton":
+        say(results["score"] == 0, f"skeleton: scores 0 ({results['score']})")
 sys.exit(0 if ok else 1)
 PY
+if [ "$fail" -eq 0 ] && [ -n "$not_checked" ]; then
+  echo "SKIPPED: not checked on this machine: $not_checked"
+  exit 77
+fi
 exit $fail

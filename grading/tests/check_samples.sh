@@ -33,14 +33,16 @@ expect s06-chatty "prints megabytes"
 # It writes files with fopen, which a submission may not call (histo_grading/codecheck.py): it
 # is refused before any of its code runs.
 expect s07-escape "uses what a submission may not: calls fopen"
-# The correct one scores every point, the wrong one (the skeleton) fewer.
+# The correct one scores every point (and its private tests' extra credit on top), the wrong one
+# (the skeleton) fewer.
 python3 - "$work/out" <<'PY' || fail=1
 import json, sys
 from pathlib import Path
 out = Path(sys.argv[1])
 good = json.loads((out / "s01-correct/results.json").read_text())
 wrong = json.loads((out / "s02-wrong/results.json").read_text())
-ok = good["score"] > 0 and good["score"] == good["extra_data"]["max_score"] and wrong["score"] < good["score"]
+extra = good["extra_data"].get("extra_credit", {}).get("score", 0)
+ok = good["score"] > 0 and good["score"] == good["extra_data"]["max_score"] + extra and wrong["score"] < good["score"]
 print(("ok" if ok else "FAIL") + f": correct scores {good['score']} of {good['extra_data']['max_score']}, wrong scores {wrong['score']}")
 sys.exit(0 if ok else 1)
 PY

@@ -4,8 +4,10 @@ on made-up inputs: what is taken from a submission, how an embedded file is foun
 spelled, what a submission's code may use (its symbols, its source lines, and a few objects the
 host compiler makes of made-up sources), how a dependency file is read, how a ThreadSanitizer report becomes "races (...)", what
 of a compiler's messages a student sees, and the Nsight Compute mode's reading of ncu's CSV, its
-grouping per count_cost call and its comparison with the simulator (GRADE_NCU=1), and the
-verdict the grader reaches from a test's run and Catch2 report (never from its exit code alone)."""
+grouping per count_cost call and its comparison with the simulator (GRADE_NCU=1), what each
+engine grades the cost tests with by default, how results.json counts private tests (extra
+credit) and says what counted the cost, and the verdict the grader reaches from a test's run
+and Catch2 report (never from its exit code alone)."""
 import os
 import re
 import shutil
@@ -14,11 +16,12 @@ import sys
 import tempfile
 import unittest
 from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from histo_grading import ncu, reads, sandbox, submissions, tests  # noqa: E402
-from histo_grading import codecheck, ncu, reads, submissions, tests  # noqa: E402
+from histo_grading import codecheck, engines, ncu, reads, results, sandbox, submissions, tests  # noqa: E402
 
 LAB = "lab04_shared_privatized.cu"
 
@@ -536,6 +539,107 @@ class TheVerdict(unittest.TestCase):
         self.assertTrue(self.judge(-11, report([case_xml()])).get("crashed"))
         r = sandbox.Result(timed_out=True)
         self.assertTrue(tests.judge(CASE, r, {}, str).get("timed out"))
+
+
+def engine_args(**given):
+    args = dict(engine=None, preset=None, labels=None, gpus=None, build_slots=1, ncu=False, perf=None)
+    args.update(given)
+    return SimpleNamespace(**args)
+
+
+class CostEverywhere(unittest.TestCase):
+    """Every engine that runs kernels grades the cost tests, by default."""
+
+    def settings(self, clang, ncu, **given):
+        which = lambda name: ("/usr/bin/" + name) if (name == "ncu" and ncu) else None  # noqa: E731
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GRADE_") and k != "CXX"}
+        with mock.patch.dict(os.environ, env, clear=True), \
+                mock.patch.object(engines, "find_clang", return_value="/usr/bin/clang++" if clang else None), \
+                mock.patch.object(engines.shutil, "which", side_effect=which):
+            return engines.settings(engine_args(**given))
+
+    def test_the_gpu_engine_grades_cost_on_the_simulators_counters_where_clang_is(self):
+        s = self.settings(clang=True, ncu=True, gpus="0")
+        self.assertEqual((s.engine, s.perf), ("gpu", "sim"))
+        self.assertEqual(s.labels, ["cpu|gpu|perf"])
+        self.assertTrue(s.simulator_twin)
+        self.assertIn("simulator's counters", s.cost_counted_by)
+        # The GPU grader's cost tests are left out, the simulator's are not.
+        self.assertTrue(re.search(s.exclude, "lab06.student: cost: the capstone's lane copies"))
+        self.assertFalse(re.search(s.exclude, "lab06.student.sim: cost: the capstone's lane copies"))
+
+    def test_without_clang_it_grades_cost_with_nsight_compute(self):
+        s = self.settings(clang=False, ncu=True, gpus="0")
+        self.assertEqual((s.perf, s.ncu, s.labels, s.exclude), ("ncu", True, ["cpu|gpu"], ""))
+        self.assertFalse(s.simulator_twin)  # no Clang: nothing to compare with
+        self.assertEqual(s.cost_counted_by, "Nsight Compute on the GPU")
+
+    def test_with_neither_it_stops_saying_what_to_install(self):
+        with self.assertRaises(SystemExit) as stop:
+            self.settings(clang=False, ncu=False, gpus="0")
+        self.assertIn("install clang", str(stop.exception))
+        self.assertIn("--perf none", str(stop.exception))
+
+    def test_the_sim_engine_counts_and_a_sanitizer_preset_does_not(self):
+        self.assertEqual(self.settings(clang=False, ncu=False, gpus="none").perf, "sim")
+        self.assertEqual(self.settings(clang=True, ncu=False, gpus="none", preset="sim-tsan").perf, "none")
+        self.assertEqual(self.settings(clang=True, ncu=False, gpus="none", engine="cpu").perf, "")
+
+    def test_perf_none_is_said(self):
+        s = self.settings(clang=True, ncu=True, gpus="0", perf="none")
+        self.assertEqual((s.perf, s.labels), ("none", ["cpu|gpu"]))
+        self.assertIn("NOT graded", s.describe())
+        s = self.settings(clang=True, ncu=False, gpus="none", perf="none")
+        self.assertTrue(re.search(s.exclude, "lab04.student.sim: cost: loads"))
+        self.assertIn("--perf none", s.why_not_graded("lab04.student.sim: cost: loads", ["sim"], []))
+
+    def test_a_twin_of_a_graded_test_is_not_listed_as_not_graded(self):
+        s = self.settings(clang=True, ncu=False, gpus="0")
+        expected = ["lab06.student: histogram_merge matches the CPU reference on every dataset",
+                    "lab06.student.sim: cost: the capstone reads the input as 16-byte vectors"]
+        self.assertEqual(s.why_not_graded("lab06.student.sim: histogram_merge matches the CPU "
+                                          "reference on every dataset", ["sim"], expected), "")
+        self.assertEqual(s.why_not_graded("lab06.student: cost: the capstone reads the input as "
+                                          "16-byte vectors", ["gpu", "perf"], expected), "")
+        self.assertIn("not run by engine gpu",
+                      s.why_not_graded("lab06.student.sim: other", ["sim"], expected))
+
+
+class ExtraCreditAndCost(unittest.TestCase):
+    def grading(self, perf="sim"):
+        settings = SimpleNamespace(perf=perf, engine_name="simulator",
+                                   cost_counted_by=engines.COUNTED_BY.get(perf, ""))
+        points = {"default": 1.0, "visibility": "visible",
+                  "tests": [{"pattern": "*: cost: *", "points": 2}]}
+        return SimpleNamespace(lab="lab04", points=points, settings=settings, not_selected={},
+                               engine="sim", preset="sim", labels=["cpu|sim"], key="k" * 64,
+                               course_paths=lambda text: text)
+
+    def test_private_tests_are_extra_credit_and_the_cost_says_what_counted_it(self):
+        record = {"submission": "s", "built": True, "status": []}
+        made = [{"name": "lab04.student.sim: a kernel", "result": "passed", "output": ""},
+                {"name": "lab04.student.sim: cost: loads", "result": "failed", "output": ""},
+                {"name": "lab04.student.sim: private: edges", "result": "passed", "output": ""}]
+        out = results.results_json(self.grading(), record, made, None, 1.0)
+        extra = out["extra_data"]
+        self.assertEqual((out["score"], extra["max_score"]), (2.0, 3.0))
+        self.assertEqual(extra["extra_credit"]["score"], 1.0)
+        private = next(t for t in out["tests"] if "private" in t["name"])
+        self.assertEqual((private["score"], private["max_score"], private["tags"]),
+                         (1.0, 0.0, ["extra_credit"]))
+        self.assertIn("simulator's counters", extra["cost_counted_by"])
+        self.assertIn("counted by the CPU simulator's counters", out["output"])
+        self.assertIn("Extra credit", out["output"])
+
+    def test_cost_tests_nsight_compute_did_not_count_fail_saying_so(self):
+        record = {"submission": "s", "built": True, "status": [],
+                  "ncu": {"error": "pass 1 failed", "disagree": []}}
+        made = [{"name": "lab04.student: a kernel", "result": "passed", "output": ""},
+                {"name": "lab04.student: cost: loads", "result": "skipped", "output": "x"}]
+        out = results.results_json(self.grading("ncu"), record, made, None, 1.0)
+        self.assertEqual((out["score"], out["extra_data"]["max_score"]), (1.0, 3.0))
+        cost = next(t for t in out["tests"] if "cost" in t["name"])
+        self.assertIn("NOT COUNTED", cost["output"])
 
 
 if __name__ == "__main__":

@@ -3,21 +3,38 @@
 
 usage: check_release.py repository WORK_DIR
        check_release.py classroom WORK_DIR
+       check_release.py commands WORK_DIR
   RELEASE_CMAKE_ARGS   extra configure arguments for the released trees (where to find Catch2)
   RELEASE_JOBS         parallel build jobs (default 2)
   RELEASE_CLASSROOM_LABS  the labs of the classroom release (default lab02,lab06)
+  RELEASE_COMMANDS_LAB    the lab of the one-lab release whose commands run (default lab04)
+  RELEASE_COST_STEPS      all: the full release runs every handout's cost step too (each takes
+                          minutes and gigabytes at its --predict-size 1G); by default only the
+                          one-lab release's runs, and the full release lists the others as not run
 
 repository: releases every lab, proves the solution-line check can fail (a solution and an
   instructor slide planted in a copy are caught), then in a fresh clone of the release:
   `cmake --preset sim` configures and builds; every lab has failing tests as shipped and none
-  that was not built; scripts/status.sh summarises the run; a configure without presets says
-  it builds the student side only; with each lab's solution copied in, every test passes.
+  that was not built; scripts/status.sh summarises the run; every command of every handout and
+  of the README runs as written (those that need a GPU or the CUDA Toolkit, or hold a
+  placeholder, are listed as not run; a test command may fail only by failing tests, the
+  skeletons being unsolved); a configure without presets says it builds the student side only;
+  with each lab's solution copied in, every test passes.
+commands: releases one lab (RELEASE_COMMANDS_LAB) from a copy of the course tree that is not a
+  git checkout of its own (unpacked inside another repository), then in a fresh clone: no
+  Markdown file names a file the release lacks, the README's commands name only the released
+  lab, and every command of the README and of the lab's handout runs as written, in order, with
+  the lab's solution copied in after the first (a student's edit): each exits 0, the handout's
+  per-change build rebuilds what its cost step runs (the cost step shows the edited kernels, right).
+Every release: documents name no file the release lacks; a later lab's skeleton hands out no
+  earlier lab's answer (lab06's asks for the student's own lab05 helpers).
 classroom: releases the labs RELEASE_CLASSROOM_LABS, checks that .github/workflows/classroom.yml
   is the workflow GitHub Actions and Classroom expect (one command-grader step per gradable
   test, points from grading/points/, one reporter step), then runs the workflow's own commands
   in order in a fresh clone (the `run:` steps with bash as Actions does, each grader command
   with /bin/sh and the command grader's environment): as shipped some tests fail; with the
-  solutions copied in and the build step run again, every grader passes and the score is full.
+  solutions copied in and the build step run again, every grader passes and the score is full;
+  a source that does not compile shows the compiler's error in its tests' output.
   Exits 77 (skipped) without PyYAML, or without a Catch2 3 installed for the system (the
   workflow builds with the system's Catch2, no download); also, after checking the rest, when
   this machine cannot check part of it: the workflow's apt step without network, the cost
@@ -46,7 +63,17 @@ not_checked = []  # what this machine cannot check (no network, no clang++): the
 started = time.time()
 # apt's words for a repository it cannot reach.
 OFFLINE = re.compile(r"Temporary failure resolving|Could not resolve|Failed to fetch|Unable to connect|"
-                     r"Network is unreachable|Cannot initiate the connection|Connection failed")
+                     r"Network is unreachable|Cannot initiate the connection|Connection failed|"
+                     r"cannot be reached")
+# A command of a document that this test does not run here, and why.
+NOT_HERE = [
+    (re.compile(r"<[^>]*>|\blabNN\b|build/<|\.\.\.|--preset P\b"), "holds a placeholder"),
+    (re.compile(r"student-gpu|compute-sanitizer|colab"), "needs an NVIDIA GPU"),
+    (re.compile(r"--preset student(?!-)|build/student/|--preset student-cpu|build/student-cpu"),
+     "builds with nvcc (the CUDA Toolkit) for GPU architectures"),
+]
+# The programs a document's command line starts with.
+COMMAND = re.compile(r"^(cmake|ctest|build/|scripts/|python3 |bash |sh |git )")
 
 
 def say(text):
@@ -135,9 +162,17 @@ def check_contents(repo, labs, folders):
         handout = (repo / folders[lab] / "README.md").read_text()
         check("near code" not in handout, f"{lab}'s handout has no near-code hint")
         check("Instructors:" not in handout, f"{lab}'s handout has no line for instructors")
-        skeleton = (repo / folders[lab] / f"{folders[lab]}.cu").read_bytes()
-        check(skeleton == (ROOT / folders[lab] / f"{folders[lab]}.cu").read_bytes(),
-              f"{lab}'s skeleton is the course's, byte for byte")
+        skeleton = (repo / folders[lab] / f"{folders[lab]}.cu").read_text()
+        course = (ROOT / folders[lab] / f"{folders[lab]}.cu").read_text()
+        own = re.findall(rf"TODO\({lab}\) begin: (\w+), your own from (lab\d\d)", skeleton)
+        if own:
+            # An earlier lab's helpers withheld: the student brings their own (release.py).
+            check(all(f" {name}(" in course for name, _ in own),
+                  f"{lab}'s skeleton asks for the student's own {', '.join(sorted({o for _, o in own}))} "
+                  f"helpers ({', '.join(n for n, _ in own)}) instead of handing them out")
+            check(f"does not provide" in handout, f"{lab}'s handout says which helpers to bring")
+        else:
+            check(skeleton == course, f"{lab}'s skeleton is the course's, byte for byte")
     decks = sorted(f for f in files if re.match(r"slides/lab\d\d_.*\.md$", f))
     check(decks == sorted(f"slides/{folders[l]}.md" for l in labs), f"one student deck per released lab ({decks})")
     for deck in decks:
@@ -156,7 +191,40 @@ def check_contents(repo, labs, folders):
           f"presets: student ones only ({sorted(names)})")
     md = "\n".join((repo / f).read_text() for f in files if f.endswith(".md"))
     check("solutions/" not in md, "no Markdown file mentions solutions/")
+    absent = absent_files(repo, files)
+    check(not absent, f"no Markdown file names a file the release lacks ({absent[:6]})")
     return files
+
+
+# A path a document names: a Markdown link's target, or a relative path with a file extension.
+LINK = re.compile(r"\]\(([^)#\s]+)")
+PATH = re.compile(r"(?<![\w/.<*$-])((?:\.\./)?(?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]+\.(?:md|json|py|sh|csv|"
+                  r"cu|cpp|h|hpp|cuh|toml|ipynb|yml|cmake|txt|supp|svg|png))(?![\w*<])")
+
+
+def absent_files(repo, files):
+    """["FILE: PATH"] for every path a released Markdown file (or notebook) names that the
+    release does not hold (build outputs and URLs aside), read from the file's folder, the
+    repository's root, or the include folders."""
+    have = set(files)
+    for f in files:
+        parent = Path(f).parent
+        while str(parent) != ".":
+            have.add(str(parent))
+            parent = parent.parent
+    missing = []
+    for f in files:
+        if not f.endswith((".md", ".ipynb")):
+            continue
+        text = (repo / f).read_text(errors="replace")
+        for m in list(LINK.finditer(text)) + list(PATH.finditer(text)):
+            ref = m.group(1).rstrip("/")
+            if "://" in ref or "build/" in ref or ref.startswith(("build", "/", "mailto:")) or "NN" in ref:
+                continue
+            bases = [Path(f).parent, Path("."), Path("common/include"), Path("sim/include")]
+            if not any(os.path.normpath(b / ref) in have for b in bases):
+                missing.append(f"{f}: {ref}")
+    return sorted(set(missing))
 
 
 def check_leak_check(repo, tmp, folders):
@@ -176,6 +244,84 @@ def check_leak_check(repo, tmp, folders):
         check(proc.returncode == 1 and "LEAK:" in proc.stdout, f"the solution-line check catches {what} "
               f"({proc.stdout.count('LEAK:')} lines)")
         shutil.rmtree(copy)
+
+
+# ----------------------------------------------------------------------------------------------
+# Every command of the documents, as written.
+
+def document_commands(markdown):
+    """The command lines of a Markdown text, in order: each line of a fenced block, and each
+    `inline code`, that starts with a program (COMMAND), its trailing "# comment" cut."""
+    found = []
+    for m in re.finditer(r"^```[^\n]*\n(.*?)^```|`([^`\n]+)`", markdown, re.S | re.M):
+        lines = m.group(1).splitlines() if m.group(1) is not None else [m.group(2)]
+        for line in lines:
+            command = re.sub(r"\s+#(?=\s).*$", "", line).strip()
+            if is_command(command):
+                found.append(command)
+    return found
+
+
+def is_command(text):
+    """A command line, not a path or a program's name in prose: a program (COMMAND) with
+    arguments; a script, for sh and bash."""
+    words = text.split()
+    if not COMMAND.match(text) or not words:
+        return False
+    if len(words) == 1:
+        return bool(re.fullmatch(r"scripts/\w+\.sh", words[0]))
+    if words[0].endswith("/") or re.search(r"\.(csv|json|md|txt|png|svg|log)$", words[0]):
+        return False
+    return words[0] not in ("sh", "bash") or words[1].endswith(".sh")
+
+
+def why_not_here(command, cost_steps=True):
+    """Why this machine does not run the command ("" when it does)."""
+    for pattern, why in NOT_HERE:
+        if pattern.search(command):
+            return why
+    if not cost_steps and "--predict-size" in command:
+        return ("a cost step of the full release: minutes and gigabytes each (release.commands runs "
+                "one as written; RELEASE_COST_STEPS=all runs them all)")
+    if not cost_steps and "figures.py --sim" in command:
+        return "draws from its cost step's CSV, which was not written here"
+    if "figures.py" in command and subprocess.run([sys.executable, "-c", "import matplotlib"],
+                                                  capture_output=True).returncode != 0:
+        return "needs matplotlib (optional), which is not installed here"
+    return ""
+
+
+def run_commands(tree, docs, label, solved, edit=None, cost_steps=True):
+    """Runs every command of the documents `docs` (paths in `tree`) as written, in order, each
+    once; `edit()` runs after the first (a student's edit, which solves the labs when `solved`:
+    from then on every command must exit 0). Returns {command: output}."""
+    outputs, seen, edited = {}, set(), False
+    solved_now = solved and not edit
+    for doc in docs:
+        for command in document_commands((tree / doc).read_text()):
+            if command in seen:
+                continue
+            seen.add(command)
+            why = why_not_here(command, cost_steps)
+            if why:
+                print(f"not run: {doc}: {command}  ({why})")
+                continue
+            start = time.time()
+            proc = subprocess.run(["bash", "-c", command], cwd=tree, capture_output=True, text=True,
+                                  errors="replace", timeout=1800)
+            out = proc.stdout + proc.stderr
+            outputs[command] = out
+            # Unsolved, a test command fails by failing tests, and only so.
+            tests_failed = (not solved_now and re.match(r"(ctest|cmake --workflow|scripts/status\.sh)", command)
+                            and re.search(r"tests? failed out of|FAILED", out)
+                            and not re.search(r"CMake Error|No tests were found|Error: could not", out))
+            check(proc.returncode == 0 or bool(tests_failed),
+                  f"{label}: {doc}: `{command}` runs as written (exit {proc.returncode}, "
+                  f"{time.time() - start:.0f} s){'' if proc.returncode == 0 else ': ' + out[-1500:]}")
+            if edit and not edited:
+                edit()
+                edited, solved_now = True, solved
+    return outputs
 
 
 def repository(work):
@@ -211,6 +357,9 @@ def repository(work):
     check(all(re.search(rf"^{lab}\s+FAILED", status.stdout, re.M) for lab in labs),
           "scripts/status.sh shows every lab failing as shipped")
     print(status.stdout)
+    run_commands(tree, [f"{folders[lab]}/README.md" for lab in labs] + ["README.md"],
+                 "as shipped", solved=False, cost_steps=os.environ.get("RELEASE_COST_STEPS") == "all")
+    say("every handout's and the README's commands ran")
 
     put_solutions(tree, labs, folders)
     run(["cmake", "--build", "--preset", "sim", "-j", JOBS], cwd=tree)
@@ -363,6 +512,23 @@ def classroom(work):
               f"({per_lab.get(lab, []).count(False)} of {len(per_lab.get(lab, []))})")
     check(score < total, f"as shipped the score is not full ({score}/{total})")
 
+    # A source that does not compile: its tests' output shows the compiler's error.
+    lab = labs[0]
+    source = tree / folders[lab] / f"{folders[lab]}.cu"
+    source.write_text(source.read_text() + "\nint this_does_not_compile = ;\n")
+    build = [s for s in plain_steps if "cmake" in s["run"]]
+    for s in build:
+        subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s["run"]], cwd=tree,
+                       capture_output=True, text=True)
+    step = next(g for g in graders if g["with"]["test-name"].startswith(lab))
+    proc = subprocess.run(["/bin/sh", "-c", step["with"]["command"]], cwd=tree, capture_output=True,
+                          text=True, env={"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")})
+    out = proc.stdout + proc.stderr
+    check(proc.returncode != 0 and "NOT BUILT" in out and f"{source.name}:" in out and "error" in out,
+          f"a {lab} source that does not compile: its test's output shows the compiler's error "
+          f"({out.strip().splitlines()[:4]})")
+    run(["git", "checkout", "-q", "--", str(source.relative_to(tree))], cwd=tree)
+
     put_solutions(tree, labs, folders)
     score, total, solved = run_steps(tree, [s for s in plain_steps if "cmake" in s["run"]], graders, "solved")
     if not shutil.which("clang++"):
@@ -380,14 +546,66 @@ def classroom(work):
     return 0
 
 
+def commands(work):
+    """One lab released from a course tree that is not a git checkout of its own; its README's
+    and handout's commands run as written, in order, the lab solved after the first."""
+    if os.environ.get("RELEASE_SYSTEM_CATCH2") == "OFF":
+        print("SKIPPED: no Catch2 3 installed for the system: the handouts' commands, as written, "
+              "find it there (Debian: libcatch2-dev 3)")
+        return 77
+    folders = lab_folders()
+    lab = os.environ.get("RELEASE_COMMANDS_LAB", "lab04")
+    work.mkdir(parents=True, exist_ok=True)
+    # The course unpacked inside another repository, which ignores it.
+    outer = work / "outer"
+    course = outer / "downloads" / "course"
+    course.mkdir(parents=True)
+    run(["git", "init", "-q", str(outer)])
+    (outer / ".gitignore").write_text("downloads/\n")
+    archive = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others",
+                              "--exclude-standard"], capture_output=True, check=True).stdout
+    for f in (f for f in archive.decode().split("\0") if f and (ROOT / f).is_file()):
+        (course / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / f, course / f)
+    repo = work / "repo"
+    proc = run([str(course / "scripts" / "release.sh"), str(repo), "--labs", lab])
+    print(proc.stdout.strip())
+    files = check_contents(repo, [lab], folders)
+    check(len([f for f in files if f.startswith(folders[lab] + "/")]) >= 5,
+          f"released from a tree inside another git repository, it holds the lab's files ({len(files)} files)")
+    readme = (repo / "README.md").read_text()
+    named = sorted({l for c in document_commands(readme) for l in re.findall(r"\blab\d\d\b", c)})
+    check(named in ([lab], []), f"the README's commands name only {lab} ({named})")
+
+    tree = clone(repo, work / "clone")
+
+    def solve():
+        put_solutions(tree, [lab], folders)
+        say(f"{lab}'s solution copied in (the student's edit)")
+    # The handout first: its first command builds what the README's commands use.
+    docs = [f"{folders[lab]}/README.md", "README.md"]
+    outputs = run_commands(tree, docs, f"{lab} release", solved=True, edit=solve)
+    cost = {c: out for c, out in outputs.items() if "--model" in c and f"{lab}/" in c}
+    check(bool(cost), f"{lab}'s handout has a cost step that ran")
+    for command, out in cost.items():
+        rows = [l for l in out.splitlines() if l.startswith(f"{lab}/")]
+        check(bool(rows) and not any(re.search(r"WRONG|error|empty grid", r) for r in rows),
+              f"the cost step shows the edited {lab} kernels, right ({len(rows)} rows)")
+        others = sorted({k for k in re.findall(r"lab\d\d/\w+", command) if k[:5] != lab})
+        if others:
+            check("note: not in this build, left out: " + ", ".join(others) in out,
+                  f"the cost step says in one line which kernels the release lacks ({others})")
+    return 0
+
+
 def main(argv):
-    if len(argv) != 2 or argv[0] not in ("repository", "classroom"):
+    if len(argv) != 2 or argv[0] not in ("repository", "classroom", "commands"):
         print(__doc__, file=sys.stderr)
         return 2
     work = Path(argv[1]).resolve()
     if work.exists():
         shutil.rmtree(work)
-    rc = repository(work) if argv[0] == "repository" else classroom(work)
+    rc = {"repository": repository, "classroom": classroom, "commands": commands}[argv[0]](work)
     if rc == 77:
         return 77
     say(f"{argv[0]}: {len(failures)} failure(s)")

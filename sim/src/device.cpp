@@ -42,15 +42,30 @@
 #include <thread>
 #include <vector>
 
-#if defined(__SANITIZE_THREAD__)
+// GCC says which sanitizer instruments the build with __SANITIZE_THREAD__ and
+// __SANITIZE_ADDRESS__; Clang (before 18) only with __has_feature. Without them the fibers were
+// one thread to ThreadSanitizer, which then saw no race between CUDA threads.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
 #define HISTO_SIM_TSAN 1
+#endif
+#if __has_feature(address_sanitizer)
+#define HISTO_SIM_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(HISTO_SIM_TSAN)
+#define HISTO_SIM_TSAN 1
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(HISTO_SIM_ASAN)
+#define HISTO_SIM_ASAN 1
+#endif
+#ifdef HISTO_SIM_TSAN
 #include <sanitizer/tsan_interface.h>
 // In the TSan runtime, not in its public header.
 extern "C" void __tsan_ignore_thread_begin();
 extern "C" void __tsan_ignore_thread_end();
 #endif
-#if defined(__SANITIZE_ADDRESS__)
-#define HISTO_SIM_ASAN 1
+#ifdef HISTO_SIM_ASAN
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -500,18 +515,37 @@ bool resolve_warps() {
 
 void poison_shared_memory() {
   // The device thread's TLS block of the executable holds every __shared__ array.
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void*) -> int {
-        if (info->dlpi_name && info->dlpi_name[0]) return 0;  // the executable comes first
-        for (int i = 0; i < info->dlpi_phnum; ++i)
-          if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data) {
-            std::memset(info->dlpi_tls_data, kPoison, info->dlpi_phdr[i].p_memsz);
-            g_tls_lo = static_cast<unsigned char*>(info->dlpi_tls_data);
-            g_tls_hi = g_tls_lo + info->dlpi_phdr[i].p_memsz;
-          }
-        return 1;
-      },
-      nullptr);
+  if (!g_tls_lo)
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void*) -> int {
+          if (info->dlpi_name && info->dlpi_name[0]) return 0;  // the executable comes first
+          for (int i = 0; i < info->dlpi_phnum; ++i)
+            if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data) {
+              g_tls_lo = static_cast<unsigned char*>(info->dlpi_tls_data);
+              g_tls_hi = g_tls_lo + info->dlpi_phdr[i].p_memsz;
+            }
+          return 1;
+        },
+        nullptr);
+  // All of it but a sanitizer runtime's own thread state, which the same block holds in a
+  // sanitizer build (poisoning ThreadSanitizer's crashed every launch). A stripped executable
+  // does not say where that state is: under a sanitizer the block is then left as it is.
+  static const TlsLayout layout = tls_layout();
+#if defined(HISTO_SIM_TSAN) || defined(HISTO_SIM_ASAN)
+  const bool safe = layout.known;
+#else
+  const bool safe = true;
+#endif
+  if (g_tls_lo && safe) {
+    uint64_t from = 0;
+    const uint64_t size = uint64_t(g_tls_hi - g_tls_lo);
+    for (const auto& [begin, end] : layout.runtime) {
+      if (begin > from) std::memset(g_tls_lo + from, kPoison, std::min(begin, size) - from);
+      from = std::max(from, end);
+      if (from >= size) break;
+    }
+    if (from < size) std::memset(g_tls_lo + from, kPoison, size - from);
+  }
   if (g_dynamic_bytes) std::memset(g_dynamic_storage, kPoison, g_dynamic_bytes);
 }
 

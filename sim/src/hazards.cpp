@@ -60,6 +60,10 @@ struct ByteState {
 struct SharedVariable {
   uint64_t offset, size;
   std::string name;  // "s_bins in histogram_shared_kernel"
+  // A sanitizer runtime's own thread state (ThreadSanitizer's, AddressSanitizer's: a name
+  // reserved to the implementation, "__tsan::cur_thread_placeholder"), linked into the
+  // executable's TLS block beside the __shared__ arrays: never shared memory.
+  bool runtime = false;
 };
 
 // "lab04::histogram_vec16_kernel<true>(unsigned char const*, ...)::s_bins" -> "s_bins in
@@ -92,11 +96,24 @@ std::string short_name(const std::string& demangled) {
   return variable + " in " + demangled.substr(begin, open - begin);
 }
 
-const std::vector<SharedVariable>& shared_variables() {
+// Every STT_TLS symbol of the executable, sorted by offset (empty without a symbol table).
+const std::vector<SharedVariable>& tls_variables() {
   static const std::vector<SharedVariable> variables = [] {
     std::vector<SharedVariable> found;
-    for (const Symbol* sym : tls_symbols()) found.push_back({sym->address, sym->size, short_name(sym->name)});
+    for (const Symbol* sym : tls_symbols())
+      found.push_back({sym->address, sym->size, short_name(sym->name), sym->name.rfind("__", 0) == 0});
     return found;
+  }();
+  return variables;
+}
+
+// The __shared__ arrays: the TLS symbols that are not a runtime's.
+const std::vector<SharedVariable>& shared_variables() {
+  static const std::vector<SharedVariable> variables = [] {
+    std::vector<SharedVariable> shared;
+    for (const SharedVariable& v : tls_variables())
+      if (!v.runtime) shared.push_back(v);
+    return shared;
   }();
   return variables;
 }
@@ -431,6 +448,14 @@ Hazards* g_hazards = nullptr;
 unsigned g_checked = 0, g_unchecked = 0;  // launches since begin_hazard_coverage()
 
 }  // namespace
+
+TlsLayout tls_layout() {
+  TlsLayout layout;
+  layout.known = !tls_variables().empty();
+  for (const SharedVariable& v : tls_variables())
+    if (v.runtime) layout.runtime.emplace_back(v.offset, v.offset + v.size);
+  return layout;
+}
 
 // file:line of a code address (addr2line on the object holding it; the lab sources carry line
 // tables in a traced build), or "?".

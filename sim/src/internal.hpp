@@ -134,6 +134,17 @@ HostAccess host_access(uint64_t index);  // the index-th (or the oldest still ke
 void report_launch(const void* kernel, dim3 grid, dim3 block);
 void report_launch_failed(const std::string& error);
 
+// The executable's TLS block, where every static __shared__ array lives (cuda_runtime.h), as
+// its symbol table describes it (hazards.cpp). `runtime`: the [begin, end) offsets of a
+// sanitizer runtime's own thread state linked into the same block (ThreadSanitizer keeps each
+// thread's state there), sorted: poisoning shared memory must leave them alone. `known`: the
+// executable has a symbol table (it is not stripped).
+struct TlsLayout {
+  bool known = false;
+  std::vector<std::pair<uint64_t, uint64_t>> runtime;
+};
+TlsLayout tls_layout();
+
 // The hazard checks (hazards.cpp): armed before a launch; after it, the first hazard found, as
 // the sentence the launch fails with ("" when none).
 void hazards_before_launch();

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Rebuilds one lab on every save of its source and says what is wrong first, and what to do next.
+
+usage: scripts/watch.sh [labNN] [--build BUILD_DIR] [--once]
+
+Without labNN it watches the lab whose source (labNN_*/labNN_*.cu) was saved last. On every save
+it rebuilds that lab's grader in the CPU simulator (build/sim, configured with the sim preset
+when it is not there yet) and runs its tests in three steps, each stopping at its first failure:
+  1. the quick checks: the [cpu] tests (your helpers, on the CPU: seconds at most);
+  2. the remaining tests: your kernels in the simulator;
+  3. the cost tests ([perf], "cost: ..."): what your kernels cost, as Nsight Compute counts it.
+Each step runs its test cases side by side, one per core, so the first to fail is on screen
+without waiting for slower ones. It prints the first failure's message (where its check failed,
+the case, the likely cause) and the next TODO of your source, or what passed. A source that does not compile shows the
+compiler's first error. --once runs one round on the source as it is, and exits 1 where
+something failed (0 when every step passed).
+Ctrl-C stops it.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from status import first_error, lab_folders  # noqa: E402
+
+STEPS = [("quick checks", "[cpu]"), ("your kernels in the simulator", "[gpu]~[perf]"),
+         ("cost tests", "[perf]")]
+POLL_SECONDS = 0.1
+
+
+def source_of(lab, folders):
+    return os.path.join(ROOT, folders[lab], folders[lab] + ".cu")
+
+
+def latest_lab(folders):
+    """The lab whose source was saved last."""
+    return max(folders, key=lambda lab: os.path.getmtime(source_of(lab, folders)))
+
+
+def next_todo(source, lab):
+    """'lab04_shared_privatized.cu:112: TODO(lab04) begin: the merge (about 3 lines)' for the
+    first TODO region of the source, or ''."""
+    with open(source, errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            m = re.search(r"TODO\(%s\) begin:?\s*(.*)" % lab, line)
+            if m:
+                return "%s:%d: %s" % (os.path.basename(source), number, m.group(1).strip())
+    return ""
+
+
+def first_failure(output):
+    """The first failing test's report in the graders' reporter's output (--reporter histo)."""
+    lines = output.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith("FAILED (")), None)
+    if start is None:
+        return "\n".join(lines[-15:])
+    end = next((i for i in range(start + 1, len(lines))
+                if lines[i].startswith(("failed: ", "FAILED (", "passed ("))), len(lines))
+    return "\n".join(lines[start:end]).rstrip()
+
+
+def run_step(grader, spec, build):
+    """Runs the grader's test cases of `spec`, each in its own process, as many at once as there
+    are cores (the first to fail is on screen without waiting for slower ones); returns the
+    output of the first that failed (its checks stop at their first failure), or None."""
+    listed = subprocess.run([grader, spec, "--list-tests", "--verbosity", "quiet"],
+                            capture_output=True, text=True, cwd=build).stdout
+    cases = [c.strip() for c in listed.splitlines() if c.strip()]
+    waiting, running = list(cases), []
+    try:
+        while waiting or running:
+            while waiting and len(running) < (os.cpu_count() or 2):
+                case = waiting.pop(0).replace("\\", "\\\\").replace(",", "\\,")
+                running.append(subprocess.Popen(
+                    [grader, case, "--reporter", "histo", "--abort", "--warn", "NoAssertions"],
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                    cwd=build))
+            time.sleep(0.01)
+            for proc in [p for p in running if p.poll() is not None]:
+                running.remove(proc)
+                out = proc.stdout.read()
+                if proc.returncode not in (0, 4):  # 4: skipped
+                    return out
+        return None
+    finally:
+        for proc in running:
+            proc.kill()
+            proc.wait()
+
+
+def configure(build):
+    if os.path.exists(os.path.join(build, "CMakeCache.txt")):
+        return True
+    print("== configuring %s (cmake --preset sim) ..." % os.path.relpath(build, ROOT), flush=True)
+    proc = subprocess.run(["cmake", "--preset", "sim"], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(proc.stdout[-2000:] + proc.stderr[-2000:])
+    return proc.returncode == 0
+
+
+def one_round(lab, folders, build):
+    """Builds and tests once; returns True when every step passed."""
+    started = time.time()
+    target = "%s_student_sim_grader" % lab
+    proc = subprocess.run(["cmake", "--build", build, "--target", target], capture_output=True,
+                          text=True, errors="replace")
+    built = time.time()
+    source = source_of(lab, folders)
+    todo = next_todo(source, lab)
+    stamp = time.strftime("%H:%M:%S")
+    if proc.returncode != 0:
+        print("== %s %s: DOES NOT COMPILE (%.1f s)\n%s" % (stamp, lab, built - started,
+                                                           first_error(proc.stdout + proc.stderr)))
+        return False
+    grader = os.path.join(build, folders[lab], target)
+    for number, (what, spec) in enumerate(STEPS, 1):
+        failure = run_step(grader, spec, build)
+        if failure is not None:
+            print("== %s %s, step %d of %d (%s) FAILED, %.1f s after the build started:\n%s"
+                  % (stamp, lab, number, len(STEPS), what, time.time() - started,
+                     first_failure(failure)))
+            if todo:
+                print("next TODO: " + todo)
+            print("(all of them: ctest --preset sim -L %s --output-on-failure)" % lab, flush=True)
+            return False
+        print("== %s %s, step %d of %d (%s): passed (%.1f s)" % (
+            stamp, lab, number, len(STEPS), what, time.time() - started), flush=True)
+    print("== %s %s: every step passed%s" % (
+        stamp, lab, "; TODO regions left: " + todo if todo else ""), flush=True)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("lab", nargs="?")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build", "sim"))
+    ap.add_argument("--once", action="store_true", help="one round, then exit (1: something failed)")
+    args = ap.parse_args()
+    folders = lab_folders()
+    if not folders:
+        sys.exit("watch: no lab folder here")
+    lab = args.lab or latest_lab(folders)
+    if lab not in folders:
+        sys.exit("watch: unknown lab '%s': expected one of %s" % (lab, ", ".join(folders)))
+    build = os.path.abspath(args.build)
+    if not configure(build):
+        return 1
+    source = source_of(lab, folders)
+    if args.once:
+        return 0 if one_round(lab, folders, build) else 1
+    print("watching %s (Ctrl-C stops)" % os.path.relpath(source, ROOT), flush=True)
+    seen = None
+    try:
+        while True:
+            mtime = os.stat(source).st_mtime_ns
+            if mtime != seen:
+                seen = mtime
+                if sys.stdout.isatty():
+                    print("\033[2J\033[H", end="")
+                one_round(lab, folders, build)
+                print("watching %s ..." % os.path.basename(source), flush=True)
+            time.sleep(POLL_SECONDS)
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
