@@ -47,8 +47,9 @@ std::vector<GpuShape> make_shapes() {
       9.776e10,       // atomic_spread_per_s
       1.655e9,        // shared_wavefronts_per_sm_per_s
       1.868e9,        // shared_atomic_wavefronts_per_sm_per_s
-      "measured on an NVIDIA H200 (report/calibration.json); shape: NVIDIA H200 datasheet and "
-      "the CUDA Programming Guide's table for compute capability 9.0"};
+      "constants measured on an NVIDIA H200 by the course's calibration microbenchmarks, never "
+      "fitted to the lab kernels; shape: NVIDIA H200 datasheet and the CUDA Programming Guide's "
+      "table for compute capability 9.0"};
   // The correctness tests' device: small on purpose, so grids stay small on a CPU.
   GpuShape small = h200;
   small.key = "small";

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace histo_sim {
 namespace {
@@ -98,6 +99,7 @@ LaunchCounters scaled_to_grid(const LaunchCounters& sampled) {
         &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_address_sectors,
         &LaunchCounters::load_rounds, &LaunchCounters::warps, &LaunchCounters::blocks_run})
     c.*field = uint64_t(double(sampled.*field) * f + 0.5);
+  for (SiteCounts& s : c.sites) s.counts = s.counts.scaled(f);
   // Per SM: the mean block's share times the blocks the SM gets, grid / SMs or one more.
   for (std::vector<uint64_t> LaunchCounters::*per_sm :
        {&LaunchCounters::shared_wavefronts_per_sm, &LaunchCounters::shared_atomic_wavefronts_per_sm,
@@ -112,6 +114,26 @@ LaunchCounters scaled_to_grid(const LaunchCounters& sampled) {
     }
   }
   return c;
+}
+
+std::vector<LaunchCounters> sampled_counters(const std::function<void()>& call) {
+  counters_begin();
+  set_sampled_blocks(kSampledBlocks);
+  cudaError_t status = cudaSuccess;
+  try {
+    call();
+    status = cudaDeviceSynchronize();
+  } catch (...) {
+    set_sampled_blocks(0);
+    counters_end();
+    throw;
+  }
+  set_sampled_blocks(0);
+  std::vector<LaunchCounters> launches = counters_end();
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("a sampled launch failed: ") + cudaGetErrorString(status));
+  for (LaunchCounters& c : launches) c = scaled_to_grid(c);
+  return launches;
 }
 
 }  // namespace histo_sim

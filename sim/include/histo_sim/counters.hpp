@@ -10,6 +10,31 @@
 
 namespace histo_sim {
 
+// The counters that add up access by access, as Nsight Compute names them (metrics()): those of
+// one instruction of a kernel (SiteCounts) or of one source line (line_counts). Over every site
+// of a launch they add up to the launch's own (LaunchCounters).
+struct MemoryCounts {
+  uint64_t global_load_requests = 0, global_load_sectors = 0;
+  uint64_t global_store_requests = 0, global_store_sectors = 0;
+  uint64_t global_atomic_requests = 0, global_atomic_sectors = 0;
+  uint64_t shared_load_instructions = 0, shared_load_wavefronts = 0, shared_load_ideal = 0;
+  uint64_t shared_store_instructions = 0, shared_store_wavefronts = 0, shared_store_ideal = 0;
+  uint64_t shared_atomic_instructions = 0, shared_atomic_wavefronts = 0, shared_atomic_ideal = 0;
+  uint64_t dram_read_bytes = 0;  // the sectors these loads were the first to read, x 32
+
+  uint64_t shared_load_conflicts() const { return shared_load_wavefronts - shared_load_ideal; }
+  uint64_t shared_store_conflicts() const { return shared_store_wavefronts - shared_store_ideal; }
+  uint64_t shared_atomic_conflicts() const { return shared_atomic_wavefronts - shared_atomic_ideal; }
+  MemoryCounts& operator+=(const MemoryCounts& other);
+  MemoryCounts scaled(double factor) const;  // every count x factor, rounded
+};
+
+// One instruction of a kernel (a site of the access trace: a code address) and what it did.
+struct SiteCounts {
+  uintptr_t site = 0;
+  MemoryCounts counts;
+};
+
 struct LaunchCounters {
   const void* kernel = nullptr;
   unsigned grid = 0, block = 0;
@@ -32,6 +57,7 @@ struct LaunchCounters {
   std::vector<uint64_t> shared_atomic_wavefronts_per_sm;
   std::vector<uint64_t> global_load_requests_per_sm;      // blocks round-robin, likewise
   size_t static_shared_bytes = 0;  // the extent of static shared memory the kernel touched
+  std::vector<SiteCounts> sites;   // per instruction, in the order the trace first met them
 
   uint64_t shared_load_conflicts() const { return shared_load_wavefronts - shared_load_ideal; }
   uint64_t shared_store_conflicts() const { return shared_store_wavefronts - shared_store_ideal; }
@@ -44,6 +70,22 @@ struct Metric {
   uint64_t value;
 };
 std::vector<Metric> metrics(const LaunchCounters& c);
+std::vector<Metric> metrics(const MemoryCounts& c);
+// A launch's counters of metrics(), as MemoryCounts.
+MemoryCounts memory_counts(const LaunchCounters& c);
+
+// One source line of the kernels and what its accesses did: file:line
+// ("lab05_per_thread_packed.cu:99", "?" where the line tables say nothing), the line's text
+// without its indentation ("" where the file cannot be read), and its counts.
+struct LineCounts {
+  std::string where;
+  std::string text;
+  MemoryCounts counts;
+};
+// The sites of `launches` gathered by source line (an instruction inlined from a helper counts
+// on the helper's line), in file and line order; they add up to the launches' counters. Reads
+// the executable's line tables (addr2line) and the source files.
+std::vector<LineCounts> line_counts(const std::vector<LaunchCounters>& launches);
 
 // True when plain loads and stores are observed (the counters are complete); otherwise the
 // sentence that says why not.

@@ -7,6 +7,7 @@
 #include "histo_sim/counters.hpp"
 #include "histo_sim/gpus.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,11 @@ Prediction predict(const std::vector<LaunchCounters>& launches, const GpuShape& 
 // blocks the SM gets (blocks are dealt round-robin). A launch that ran every block is returned
 // as it is.
 LaunchCounters scaled_to_grid(const LaunchCounters& sampled);
+
+// The counters of `call` on an input too large to simulate: each launch on the grid its launcher
+// picks, kSampledBlocks of its blocks simulated (set_sampled_blocks) and their counts scaled to
+// the whole grid. The call's output is incomplete: check nothing with it.
+inline constexpr unsigned kSampledBlocks = 16;
+std::vector<LaunchCounters> sampled_counters(const std::function<void()>& call);
 
 }  // namespace histo_sim
