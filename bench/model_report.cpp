@@ -83,18 +83,28 @@ struct Row {
   bool predicted() const { return result == "ok" || result == "read only"; }
 };
 
-// Columns of fixed width, the first ones left-aligned, the rest right-aligned.
+// Columns of fixed width: text left-aligned, numbers right-aligned.
+struct Column {
+  const char* name;
+  int width;
+  bool text;
+};
 class Table {
  public:
-  Table(std::vector<std::pair<std::string, int>> columns, size_t left) : columns_(std::move(columns)), left_(left) {}
-  void print_header() const { print(names()); }
+  explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
+  void print_header() const {
+    std::vector<std::string> names;
+    for (const Column& c : columns_) names.push_back(c.name);
+    print(names);
+  }
   void print(const std::vector<std::string>& cells) const {
     std::string line;
     for (size_t i = 0; i < columns_.size() && i < cells.size(); ++i) {
-      const int width = columns_[i].second;
+      const size_t width = size_t(columns_[i].width);
       std::string cell = cells[i];
-      if (int(cell.size()) < width)
-        cell = i < left_ ? cell + std::string(width - cell.size(), ' ') : std::string(width - cell.size(), ' ') + cell;
+      if (cell.size() < width)
+        cell = columns_[i].text ? cell + std::string(width - cell.size(), ' ')
+                                : std::string(width - cell.size(), ' ') + cell;
       line += (i ? "  " : "") + cell;
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
@@ -102,22 +112,14 @@ class Table {
   }
 
  private:
-  std::vector<std::string> names() const {
-    std::vector<std::string> n;
-    for (const auto& c : columns_) n.push_back(c.first);
-    return n;
-  }
-  std::vector<std::pair<std::string, int>> columns_;
-  size_t left_;
+  std::vector<Column> columns_;
 };
 
-const Table kCounters({{"kernel", 24}, {"blocks x threads", 16}, {"ld sectors/req", 14}, {"at passes/req", 13},
-                       {"sh ld wf/instr", 14}, {"sh st wf/instr", 14}, {"sh at wf/instr", 14},
-                       {"conflicts/sh instr", 18}},
-                      2);
-const Table kPredictions({{"kernel", 24}, {"pred GB/s", 9}, {"% of read limit", 15},
-                          {"binding resource (pred time)", 30}, {"next bound (pred time)", 30}},
-                         1);
+const Table kCounters({{"kernel", 24, true}, {"blocks x threads", 16, true}, {"ld sectors/req", 14, false},
+                       {"at passes/req", 13, false}, {"sh ld wf/instr", 14, false}, {"sh st wf/instr", 14, false},
+                       {"sh at wf/instr", 14, false}, {"conflicts/sh instr", 18, false}});
+const Table kPredictions({{"kernel", 24, true}, {"pred GB/s", 9, false}, {"% of read limit", 15, false},
+                          {"binding resource (pred time)", 30, true}, {"next bound (pred time)", 30, true}});
 
 void print_counters(const Row& r) {
   const std::vector<LaunchCounters>& l = r.launches;
@@ -193,21 +195,18 @@ LineMeasure line_measure(const std::string& resource, const histo_sim::GpuShape&
 constexpr size_t kTopLines = 5;
 constexpr size_t kTextWidth = 72;
 
-void print_lines(const Row& r, const histo_sim::GpuShape& gpu, const std::vector<LineCounts>& lines) {
-  const std::string binding = r.prediction.binding;
-  if (binding == "launch overhead" || r.prediction.bounds.empty()) {
-    std::printf("%s: launch overhead binds (the fixed cost of its launches exceeds every bound): no "
-                "line holds the time\n", r.kernel.c_str());
-    return;
-  }
-  const LineMeasure m = line_measure(binding, gpu);
-  double total = 0;
-  for (const LineCounts& l : lines) total += m.weight(l.counts);
-  std::printf("%s: binding resource %s, by line: %s\n", r.kernel.c_str(), binding.c_str(), m.what.c_str());
-  if (total <= 0) {
-    std::printf("  no line of it is counted (the kernel's accesses are not observed)\n");
-    return;
-  }
+// The shared bank conflicts, by line: shown beside the binding resource wherever there are any.
+LineMeasure conflict_measure() {
+  auto conflicts = [](const MemoryCounts& m) {
+    return m.shared_load_conflicts() + m.shared_store_conflicts() + m.shared_atomic_conflicts();
+  };
+  return {"shared bank conflicts (wavefronts beyond the conflict-free number)",
+          [conflicts](const MemoryCounts& m) { return double(conflicts(m)); },
+          [conflicts](const MemoryCounts& m) { return std::to_string(conflicts(m)) + " bank conflicts"; }};
+}
+
+// The top lines by `m`, each with its share, its count and its text.
+void print_ranked(const std::vector<LineCounts>& lines, const LineMeasure& m, double total) {
   std::vector<const LineCounts*> ranked;
   for (const LineCounts& l : lines)
     if (m.weight(l.counts) > 0) ranked.push_back(&l);
@@ -225,6 +224,30 @@ void print_lines(const Row& r, const histo_sim::GpuShape& gpu, const std::vector
   }
   if (ranked.size() > kTopLines)
     std::printf("  %5.1f%%  %zu more lines\n", 100 * std::max(0.0, rest) / total, ranked.size() - kTopLines);
+}
+
+void print_lines(const Row& r, const histo_sim::GpuShape& gpu, const std::vector<LineCounts>& lines) {
+  const std::string binding = r.prediction.binding;
+  const LineMeasure conflicts = conflict_measure();
+  double conflicted = 0;
+  for (const LineCounts& l : lines) conflicted += conflicts.weight(l.counts);
+  if (binding == "launch overhead" || r.prediction.bounds.empty()) {
+    std::printf("%s: launch overhead binds (the fixed cost of its launches exceeds every bound): no "
+                "line holds the time\n", r.kernel.c_str());
+  } else {
+    const LineMeasure m = line_measure(binding, gpu);
+    double total = 0;
+    for (const LineCounts& l : lines) total += m.weight(l.counts);
+    std::printf("%s: binding resource %s, by line: %s\n", r.kernel.c_str(), binding.c_str(), m.what.c_str());
+    if (total > 0)
+      print_ranked(lines, m, total);
+    else
+      std::printf("  no line of it is counted (the kernel's accesses are not observed)\n");
+  }
+  if (conflicted > 0) {
+    std::printf("%s: %s, by line:\n", r.kernel.c_str(), conflicts.what.c_str());
+    print_ranked(lines, conflicts, conflicted);
+  }
 }
 
 }  // namespace
@@ -311,7 +334,7 @@ int model_report(const ModelOptions& o) {
     std::printf("\n%s: COUNTED in the simulator on %s of %s data\n", name, size_text(o.size).c_str(), name);
     kCounters.print_header();
     for (size_t i = first; i < rows.size(); ++i) print_counters(rows[i]);
-    for (const std::string& e : errors) std::printf("%s\n", e.c_str());
+    for (const std::string& e : errors) std::printf("  not counted: %s\n", e.c_str());
     std::printf("\n%s: PREDICTED for %s of %s data by the %s cost model, not measured\n", name,
                 size_text(target).c_str(), name, gpu.name);
     kPredictions.print_header();
