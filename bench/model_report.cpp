@@ -140,16 +140,6 @@ void print_counters(const Row& r) {
                    per(conflicts, shared_instructions)});
 }
 
-// The binding bound and the next one, each with its predicted time ("load latency, 3857.1 us").
-std::pair<std::string, std::string> bound_texts(const histo_sim::Prediction& p, const histo_sim::GpuShape& gpu,
-                                                size_t launches) {
-  auto named = [](const histo_sim::Bound& b) { return std::string(b.resource) + ", " + fixed(b.seconds * 1e6) + " us"; };
-  if (p.bounds.empty()) return {"-", "-"};
-  if (p.binding == "launch overhead")
-    return {"launch overhead, " + fixed(gpu.launch_us * double(launches)) + " us", named(p.bounds[0])};
-  return {named(p.bounds[0]), p.bounds.size() > 1 ? named(p.bounds[1]) : "-"};
-}
-
 // What --lines ranks a kernel's source lines by: the count behind its binding resource, and
 // how the model weighs it.
 struct LineMeasure {
@@ -299,9 +289,14 @@ int model_report(const ModelOptions& o) {
                    const std::function<void(const uint8_t*, size_t)>& call) {
       Row r{id, histo::dataset_name(d), result, std::move(launches), {}};
       if (r.predicted()) {  // a wrong kernel gets no prediction
-        const std::vector<LaunchCounters> predicted =
-            target == o.size ? r.launches : histo_sim::sampled_counters([&] { call(d_large.get(), target); });
-        r.prediction = histo_sim::predict(predicted, gpu);
+        try {
+          const std::vector<LaunchCounters> predicted =
+              target == o.size ? r.launches : histo_sim::sampled_counters([&] { call(d_large.get(), target); });
+          r.prediction = histo_sim::predict(predicted, gpu);
+        } catch (const std::exception& e) {
+          cudaGetLastError();
+          r.result = std::string("no prediction: ") + e.what();
+        }
       }
       row_lines.push_back(want_lines ? histo_sim::line_counts(r.launches) : std::vector<LineCounts>{});
       rows.push_back(std::move(r));
@@ -346,8 +341,8 @@ int model_report(const ModelOptions& o) {
         continue;
       }
       const double gbps = target / r.prediction.seconds / 1e9;
-      const auto [binding, next] = bound_texts(r.prediction, gpu, r.launches.size());
-      kPredictions.print({r.kernel, fixed(gbps), fixed(100 * gbps / limit), binding, next});
+      const histo_sim::BindingAndNext b = histo_sim::binding_and_next(r.prediction, gpu, r.launches.size());
+      kPredictions.print({r.kernel, fixed(gbps), fixed(100 * gbps / limit), b.binding, b.next});
     }
     if (o.lines) {
       std::printf("\n%s: where each kernel's binding resource goes, by source line (counted on %s)\n", name,
@@ -435,7 +430,7 @@ int model_report(const ModelOptions& o) {
       }
       out << ",";
       if (right && limit > 0) out << 100 * gbps / limit;
-      const std::string next = right ? bound_texts(r.prediction, gpu, r.launches.size()).second : "";
+      const std::string next = right ? histo_sim::binding_and_next(r.prediction, gpu, r.launches.size()).next : "";
       out << "," << csv_text(next.substr(0, next.find(',')));
       out << "\n";
     }

@@ -340,27 +340,13 @@ std::string quoted_line(const CostLine& l) {
 // One call's prediction on the H200's model for kGoalBytes of a dataset.
 struct GoalPrediction {
   double gbps = 0;
-  std::string binding, next;  // "shared memory, 1040.2 us"
+  histo_sim::BindingAndNext bounds;  // "shared memory, 1040.2 us"
 };
-
-std::string bound_text(const histo_sim::Bound& b) {
-  return std::string(b.resource) + ", " + fixed(b.seconds * 1e6, 1) + " us";
-}
 
 GoalPrediction predicted(const std::vector<histo_sim::LaunchCounters>& launches) {
   const histo_sim::GpuShape& gpu = histo_sim::current_gpu();
   const histo_sim::Prediction p = histo_sim::predict(launches, gpu);
-  GoalPrediction g;
-  g.gbps = kGoalBytes / p.seconds / 1e9;
-  if (p.bounds.empty()) return g;
-  if (p.binding == "launch overhead") {
-    g.binding = "launch overhead, " + fixed(gpu.launch_us * double(launches.size()), 1) + " us";
-    g.next = bound_text(p.bounds[0]);
-  } else {
-    g.binding = bound_text(p.bounds[0]);
-    g.next = p.bounds.size() > 1 ? bound_text(p.bounds[1]) : "none";
-  }
-  return g;
+  return {kGoalBytes / p.seconds / 1e9, histo_sim::binding_and_next(p, gpu, launches.size())};
 }
 
 // The kernel's and the read probe's predictions for kGoalBytes of `dataset`, each launch on
@@ -427,7 +413,7 @@ std::string distance_to_goal(const CostCounts& c) {
   try {
     p = predict_goal(c.variant, c.dataset);
   } catch (const std::exception& e) {
-    return std::string("No prediction for ") + on + ": running it there failed (" + e.what() + ")";
+    return std::string("No prediction for ") + on + ": " + e.what();
   }
   const GoalPrediction& kernel = p.first;
   const double limit = p.second.gbps;
@@ -435,7 +421,7 @@ std::string distance_to_goal(const CostCounts& c) {
   std::string text = "Distance to the goal, PREDICTED by the " + std::string(histo_sim::current_gpu().name) +
                      "'s cost model for " + on + " (not measured): this kernel " + fixed(kernel.gbps, 1) +
                      " GB/s, " + pct(kernel.gbps) + " (the read probe: " + fixed(limit, 1) +
-                     " GB/s), bound by " + kernel.binding + " (next: " + kernel.next + ")";
+                     " GB/s), bound by " + kernel.bounds.binding + " (next: " + kernel.bounds.next + ")";
   if (goal > 0) text += "; the technique reaches " + fixed(goal, 1) + " GB/s, " + pct(goal);
   return text;
 #else

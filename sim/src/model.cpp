@@ -21,8 +21,11 @@
 
 #include <cuda_runtime.h>
 
+#include "trace.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace histo_sim {
@@ -83,6 +86,18 @@ Prediction predict(const std::vector<LaunchCounters>& launches, const GpuShape& 
   return p;
 }
 
+BindingAndNext binding_and_next(const Prediction& p, const GpuShape& gpu, size_t launches) {
+  auto named = [](const Bound& b) {
+    char us[32];
+    std::snprintf(us, sizeof us, "%.1f", b.seconds * 1e6);
+    return std::string(b.resource) + ", " + us + " us";
+  };
+  if (p.bounds.empty()) return {"-", "-"};
+  if (p.binding == "launch overhead")
+    return {named(Bound{"launch overhead", gpu.launch_us * 1e-6 * double(launches)}), named(p.bounds[0])};
+  return {named(p.bounds[0]), p.bounds.size() > 1 ? named(p.bounds[1]) : "-"};
+}
+
 LaunchCounters scaled_to_grid(const LaunchCounters& sampled) {
   if (sampled.blocks_run == 0 || sampled.blocks_run >= sampled.grid) return sampled;
   LaunchCounters c = sampled;
@@ -119,19 +134,30 @@ LaunchCounters scaled_to_grid(const LaunchCounters& sampled) {
 std::vector<LaunchCounters> sampled_counters(const std::function<void()>& call) {
   counters_begin();
   set_sampled_blocks(kSampledBlocks);
+  trace::set_block_budget(kSampledBlockRequests);
+  auto reset = [] {
+    set_sampled_blocks(0);
+    trace::set_block_budget(0);
+  };
   cudaError_t status = cudaSuccess;
   try {
     call();
     status = cudaDeviceSynchronize();
   } catch (...) {
-    set_sampled_blocks(0);
+    reset();
     counters_end();
     throw;
   }
-  set_sampled_blocks(0);
+  const bool over = trace::over_budget();
+  reset();
   std::vector<LaunchCounters> launches = counters_end();
   if (status != cudaSuccess)
     throw std::runtime_error(std::string("a sampled launch failed: ") + cudaGetErrorString(status));
+  if (over)
+    throw std::runtime_error("a block of the kernel made more than " + std::to_string(kSampledBlockRequests) +
+                             " warp-wide memory requests at this size, too many to simulate: its share of the "
+                             "input grows with the input (a grid that does not grow with n, or the "
+                             "work of one block's threads)");
   for (LaunchCounters& c : launches) c = scaled_to_grid(c);
   return launches;
 }
