@@ -257,29 +257,6 @@ MemoryCounts MemoryCounts::scaled(double factor) const {
   return m;
 }
 
-MemoryCounts memory_counts(const LaunchCounters& c) {
-  MemoryCounts m;
-  m.global_load_requests = c.global_load_requests;
-  m.global_load_sectors = c.global_load_sectors;
-  m.global_store_requests = c.global_store_requests;
-  m.global_store_sectors = c.global_store_sectors;
-  m.global_atomic_requests = c.global_atomic_requests;
-  m.global_atomic_sectors = c.global_atomic_sectors;
-  m.shared_load_instructions = c.shared_load_instructions;
-  m.shared_load_wavefronts = c.shared_load_wavefronts;
-  m.shared_load_ideal = c.shared_load_ideal;
-  m.shared_store_instructions = c.shared_store_instructions;
-  m.shared_store_wavefronts = c.shared_store_wavefronts;
-  m.shared_store_ideal = c.shared_store_ideal;
-  m.shared_atomic_instructions = c.shared_atomic_instructions;
-  m.shared_atomic_wavefronts = c.shared_atomic_wavefronts;
-  m.shared_atomic_ideal = c.shared_atomic_ideal;
-  m.dram_read_bytes = c.dram_read_bytes;
-  return m;
-}
-
-std::vector<Metric> metrics(const LaunchCounters& c) { return metrics(memory_counts(c)); }
-
 std::vector<Metric> metrics(const MemoryCounts& c) {
   return {
       {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", c.global_load_requests},

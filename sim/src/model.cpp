@@ -102,19 +102,12 @@ LaunchCounters scaled_to_grid(const LaunchCounters& sampled) {
   if (sampled.blocks_run == 0 || sampled.blocks_run >= sampled.grid) return sampled;
   LaunchCounters c = sampled;
   const double f = double(sampled.grid) / double(sampled.blocks_run);
+  static_cast<MemoryCounts&>(c) = sampled.scaled(f);
+  for (SiteCounts& s : c.sites) s.counts = s.counts.scaled(f);
   for (uint64_t LaunchCounters::*field :
-       {&LaunchCounters::global_load_requests, &LaunchCounters::global_load_sectors,
-        &LaunchCounters::global_store_requests, &LaunchCounters::global_store_sectors,
-        &LaunchCounters::global_atomic_requests, &LaunchCounters::global_atomic_sectors,
-        &LaunchCounters::shared_load_instructions, &LaunchCounters::shared_load_wavefronts,
-        &LaunchCounters::shared_load_ideal, &LaunchCounters::shared_store_instructions,
-        &LaunchCounters::shared_store_wavefronts, &LaunchCounters::shared_store_ideal,
-        &LaunchCounters::shared_atomic_instructions, &LaunchCounters::shared_atomic_wavefronts,
-        &LaunchCounters::shared_atomic_ideal, &LaunchCounters::dram_read_bytes,
-        &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_address_sectors,
+       {&LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_address_sectors,
         &LaunchCounters::load_rounds, &LaunchCounters::warps, &LaunchCounters::blocks_run})
     c.*field = uint64_t(double(sampled.*field) * f + 0.5);
-  for (SiteCounts& s : c.sites) s.counts = s.counts.scaled(f);
   // Per SM: the mean block's share times the blocks the SM gets, grid / SMs or one more.
   for (std::vector<uint64_t> LaunchCounters::*per_sm :
        {&LaunchCounters::shared_wavefronts_per_sm, &LaunchCounters::shared_atomic_wavefronts_per_sm,

@@ -10,9 +10,9 @@
 
 namespace histo_sim {
 
-// The counters that add up access by access, as Nsight Compute names them (metrics()): those of
-// one instruction of a kernel (SiteCounts) or of one source line (line_counts). Over every site
-// of a launch they add up to the launch's own (LaunchCounters).
+// The counters that add up access by access, as Nsight Compute names them (metrics()): a
+// launch's (LaunchCounters), one instruction's (SiteCounts) or one source line's (line_counts).
+// Over every site of a launch they add up to the launch's own.
 struct MemoryCounts {
   uint64_t global_load_requests = 0, global_load_sectors = 0;
   uint64_t global_store_requests = 0, global_store_sectors = 0;
@@ -35,18 +35,12 @@ struct SiteCounts {
   MemoryCounts counts;
 };
 
-struct LaunchCounters {
+// One launch: Nsight Compute's metrics (MemoryCounts; metrics() gives each one's name; its DRAM
+// bytes are the distinct 32-byte sectors that global loads read, x 32), then what the cost model
+// needs besides.
+struct LaunchCounters : MemoryCounts {
   const void* kernel = nullptr;
   unsigned grid = 0, block = 0;
-  // Nsight Compute's metrics (metric_name() gives each one's name).
-  uint64_t global_load_requests = 0, global_load_sectors = 0;
-  uint64_t global_store_requests = 0, global_store_sectors = 0;
-  uint64_t global_atomic_requests = 0, global_atomic_sectors = 0;
-  uint64_t shared_load_instructions = 0, shared_load_wavefronts = 0, shared_load_ideal = 0;
-  uint64_t shared_store_instructions = 0, shared_store_wavefronts = 0, shared_store_ideal = 0;
-  uint64_t shared_atomic_instructions = 0, shared_atomic_wavefronts = 0, shared_atomic_ideal = 0;
-  uint64_t dram_read_bytes = 0;  // distinct 32-byte sectors that global loads read, x 32
-  // For the cost model.
   uint64_t global_atomic_addresses = 0;   // per request, the distinct words it updates, summed
   uint64_t busiest_address_sectors = 0;   // atomic sector passes on the most-updated word
   uint64_t atomic_footprint_bytes = 0;    // distinct 128-byte lines the atomics touched, x 128
@@ -58,10 +52,6 @@ struct LaunchCounters {
   std::vector<uint64_t> global_load_requests_per_sm;      // blocks round-robin, likewise
   size_t static_shared_bytes = 0;  // the extent of static shared memory the kernel touched
   std::vector<SiteCounts> sites;   // per instruction, in the order the trace first met them
-
-  uint64_t shared_load_conflicts() const { return shared_load_wavefronts - shared_load_ideal; }
-  uint64_t shared_store_conflicts() const { return shared_store_wavefronts - shared_store_ideal; }
-  uint64_t shared_atomic_conflicts() const { return shared_atomic_wavefronts - shared_atomic_ideal; }
 };
 
 // One counter as a column: Nsight Compute's metric name and the value.
@@ -69,10 +59,7 @@ struct Metric {
   const char* name;
   uint64_t value;
 };
-std::vector<Metric> metrics(const LaunchCounters& c);
 std::vector<Metric> metrics(const MemoryCounts& c);
-// A launch's counters of metrics(), as MemoryCounts.
-MemoryCounts memory_counts(const LaunchCounters& c);
 
 // One source line of the kernels and what its accesses did: file:line
 // ("lab05_per_thread_packed.cu:99", "?" where the line tables say nothing), the line's text
