@@ -59,10 +59,15 @@ constexpr const char* kUsage = R"(usage: histo_bench [options]
   --csv FILE       also write the rows as CSV (for scripts/plot_bench.py)
   --list           list the registered kernels and exit
   --model GPU      simulator builds only: no timing; each kernel runs once in the CPU simulator
-                   standing in for GPU (h200, a100, t4, rtx4090; default h200), and the table
-                   shows its counters and the time that GPU's cost model PREDICTS (size default
-                   16M; --csv writes one row per kernel and dataset, columns named as Nsight
-                   Compute names the metrics)
+                   standing in for GPU (h200, a100, t4, rtx4090; default h200), and the tables
+                   show its counters and what that GPU's cost model PREDICTS: GB/s, % of the read
+                   limit (the read probe, always a row), the binding resource and the next one
+                   (size default 16M; --csv writes one row per kernel and dataset, columns named
+                   as Nsight Compute names the metrics)
+  --lines          with --model: where each kernel's binding resource goes, by source line (the
+                   top lines, each with its text, its count and its share)
+  --lines-csv FILE with --model: every source line's counters, one row per kernel, dataset and
+                   line, columns named as in --csv (they add up to the kernel's row there)
   --predict-size N with --model: predict for N bytes: each launch runs on N bytes and the grid
                    its launcher picks for them, 16 of its blocks simulated and their counts
                    scaled to the whole grid (needs about 2 N bytes of memory)
@@ -82,6 +87,8 @@ struct Options {
   bool list = false;
   std::string model;  // simulator builds: the GPU whose cost model predicts
   size_t predict_size = 0;
+  bool lines = false;
+  std::string lines_csv;
 };
 
 struct Row {
@@ -143,6 +150,8 @@ Options parse(int argc, char** argv) {
     else if (arg == "--list") o.list = true;
     else if (arg == "--model") o.model = value();
     else if (arg == "--predict-size") o.predict_size = parse_size(value());
+    else if (arg == "--lines") o.lines = true;
+    else if (arg == "--lines-csv") o.lines_csv = value();
     else if (arg == "--help" || arg == "-h") { std::cout << kUsage; std::exit(0); }
     else throw std::invalid_argument("unknown option " + arg + "\n" + kUsage);
   }
@@ -484,6 +493,9 @@ int run_model(const Options& o) {
   m.seed = o.seed;
   m.csv = o.csv;
   m.predict_size = o.predict_size;
+  m.lines = o.lines;
+  m.lines_csv = o.lines_csv;
+  m.probe_named = o.kernels.empty() || listed(o.kernels, "probe");
   for (const histo::Variant& v : bench::all_variants())
     if (wanted(o, v.lab, v.id())) m.variants.push_back(v);
   for (const histo::ReadProbe& p : bench::all_probes())
@@ -507,10 +519,10 @@ int run(int argc, char** argv) {
   }
   check_kernel_ids(o);
   if (histo::kSimulator) return run_model(o);
-  if (!o.model.empty())
-    throw std::invalid_argument("--model predicts from the CPU simulator's counters: it needs a "
-                                "simulator build (cmake --workflow --preset sim); this build times "
-                                "kernels on the GPU");
+  if (!o.model.empty() || o.lines || !o.lines_csv.empty())
+    throw std::invalid_argument("--model (and --lines) predict from the CPU simulator's counters: "
+                                "they need a simulator build (cmake --workflow --preset sim); this "
+                                "build times kernels on the GPU");
   std::vector<uint8_t> file;
   if (!o.input.empty()) file = read_file(o.input);
 

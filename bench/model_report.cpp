@@ -1,41 +1,66 @@
 // histo_bench in a simulator build: instead of timing, each kernel runs once in the CPU
-// simulator standing in for a named GPU, and the table shows its counters (as Nsight Compute
-// names and defines them) and the time the cost model of that GPU predicts. Every number here
-// is a count or a prediction, never a measurement.
+// simulator standing in for a named GPU. Per dataset, one table shows what each kernel did to
+// memory (its counters, as Nsight Compute names and defines them) and a second what the cost
+// model of that GPU predicts: GB/s, the % of the read limit (the read probe's prediction on the
+// same input, always a row), the binding resource and the next one. --lines shows, by source
+// line, where each kernel's binding resource goes. Every number here is a count or a prediction,
+// never a measurement.
 #include "model_report.hpp"
 
 #include "histo/cuda_check.hpp"
 #include "histo/device_buffer.hpp"
 #include "histo/grading.hpp"
+#include "histo/probe.hpp"
 #include "histo/reference.hpp"
 #include "histo_sim/counters.hpp"
 #include "histo_sim/gpus.hpp"
 #include "histo_sim/model.hpp"
 #include "histo_sim/nvcc_info.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <stdexcept>
+#include <utility>
 
 namespace bench {
 namespace {
 
 using histo_sim::LaunchCounters;
+using histo_sim::LineCounts;
+using histo_sim::MemoryCounts;
 
-double ratio(uint64_t a, uint64_t b) { return b ? double(a) / double(b) : 0.0; }
+constexpr const char* kProbeId = "probe";  // the read limit's row, named as in the GPU report
 
-std::string fixed(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", v);
+std::string fixed(double v, int digits = 1) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
   return text;
+}
+
+// "16 MiB (16777216 bytes)", or "1000 bytes".
+std::string size_text(size_t n) {
+  for (const auto& [shift, unit] : {std::pair<int, const char*>{30, "GiB"}, {20, "MiB"}, {10, "KiB"}})
+    if (n >= (size_t(1) << shift) && n % (size_t(1) << shift) == 0)
+      return std::to_string(n >> shift) + " " + unit + " (" + std::to_string(n) + " bytes)";
+  return std::to_string(n) + " bytes";
 }
 
 uint64_t sum(const std::vector<LaunchCounters>& launches, uint64_t LaunchCounters::*field) {
   uint64_t total = 0;
   for (const LaunchCounters& c : launches) total += c.*field;
   return total;
+}
+
+// a / b with two digits, or "-" where the kernel makes no such request (b = 0).
+std::string per(uint64_t a, uint64_t b) { return b ? fixed(double(a) / double(b), 2) : "-"; }
+
+std::string csv_text(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
 }
 
 // Runs `call` counted: once to learn each kernel's static shared memory (the occupancy
@@ -52,32 +77,169 @@ std::vector<LaunchCounters> counted(const std::function<void()>& call) {
   return histo_sim::counters_end();
 }
 
-// The counters of `call` on a large input: each launch on the grid its launcher picks, with
-// kSampledBlocks of its blocks simulated and their counts scaled to the whole grid.
-constexpr unsigned kSampledBlocks = 16;
-std::vector<LaunchCounters> sampled(const std::function<void()>& call) {
-  histo_sim::counters_begin();
-  histo_sim::set_sampled_blocks(kSampledBlocks);
-  try {
-    call();
-    CUDA_CHECK(cudaDeviceSynchronize());
-  } catch (...) {
-    histo_sim::set_sampled_blocks(0);
-    histo_sim::counters_end();
-    throw;
-  }
-  histo_sim::set_sampled_blocks(0);
-  std::vector<LaunchCounters> launches = histo_sim::counters_end();
-  for (LaunchCounters& c : launches) c = histo_sim::scaled_to_grid(c);
-  return launches;
-}
-
 struct Row {
   std::string kernel, dataset, result;
-  size_t n = 0;
-  std::vector<LaunchCounters> launches;
-  histo_sim::Prediction prediction;
+  std::vector<LaunchCounters> launches;  // counted on the simulated input
+  histo_sim::Prediction prediction;      // for the prediction's size
+  bool predicted() const { return result == "ok" || result == "read only"; }
 };
+
+// Columns of fixed width: text left-aligned, numbers right-aligned.
+struct Column {
+  const char* name;
+  int width;
+  bool text;
+};
+class Table {
+ public:
+  explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
+  void print_header() const {
+    std::vector<std::string> names;
+    for (const Column& c : columns_) names.push_back(c.name);
+    print(names);
+  }
+  void print(const std::vector<std::string>& cells) const {
+    std::string line;
+    for (size_t i = 0; i < columns_.size() && i < cells.size(); ++i) {
+      const size_t width = size_t(columns_[i].width);
+      std::string cell = cells[i];
+      if (cell.size() < width)
+        cell = columns_[i].text ? cell + std::string(width - cell.size(), ' ')
+                                : std::string(width - cell.size(), ' ') + cell;
+      line += (i ? "  " : "") + cell;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::printf("%s\n", line.c_str());
+  }
+
+ private:
+  std::vector<Column> columns_;
+};
+
+const Table kCounters({{"kernel", 24, true}, {"blocks x threads", 16, true}, {"ld sectors/req", 14, false},
+                       {"at passes/req", 13, false}, {"sh ld wf/instr", 14, false}, {"sh st wf/instr", 14, false},
+                       {"sh at wf/instr", 14, false}, {"conflicts/sh instr", 18, false}});
+const Table kPredictions({{"kernel", 24, true}, {"pred GB/s", 9, false}, {"% of read limit", 15, false},
+                          {"binding resource (pred time)", 30, true}, {"next bound (pred time)", 30, true}});
+
+void print_counters(const Row& r) {
+  const std::vector<LaunchCounters>& l = r.launches;
+  std::string shape = l.empty() ? "no launch" : std::to_string(l[0].grid) + " x " + std::to_string(l[0].block);
+  if (l.size() > 1) shape += ", " + std::to_string(l.size()) + " launches";
+  const uint64_t shared_instructions = sum(l, &LaunchCounters::shared_load_instructions) +
+                                       sum(l, &LaunchCounters::shared_store_instructions) +
+                                       sum(l, &LaunchCounters::shared_atomic_instructions);
+  uint64_t conflicts = 0;
+  for (const LaunchCounters& c : l)
+    conflicts += c.shared_load_conflicts() + c.shared_store_conflicts() + c.shared_atomic_conflicts();
+  kCounters.print({r.kernel, shape,
+                   per(sum(l, &LaunchCounters::global_load_sectors), sum(l, &LaunchCounters::global_load_requests)),
+                   per(sum(l, &LaunchCounters::global_atomic_sectors), sum(l, &LaunchCounters::global_atomic_requests)),
+                   per(sum(l, &LaunchCounters::shared_load_wavefronts), sum(l, &LaunchCounters::shared_load_instructions)),
+                   per(sum(l, &LaunchCounters::shared_store_wavefronts), sum(l, &LaunchCounters::shared_store_instructions)),
+                   per(sum(l, &LaunchCounters::shared_atomic_wavefronts), sum(l, &LaunchCounters::shared_atomic_instructions)),
+                   per(conflicts, shared_instructions)});
+}
+
+// What --lines ranks a kernel's source lines by: the count behind its binding resource, and
+// how the model weighs it.
+struct LineMeasure {
+  std::string what;                                     // "DRAM bytes read (first reads)"
+  std::function<double(const MemoryCounts&)> weight;    // the line's share of the bound
+  std::function<std::string(const MemoryCounts&)> shown;
+};
+
+LineMeasure line_measure(const std::string& resource, const histo_sim::GpuShape& gpu) {
+  auto n = [](uint64_t v) { return std::to_string(v); };
+  if (resource == "DRAM reads")
+    return {"DRAM bytes read (each sector counted for the load that reads it first)",
+            [](const MemoryCounts& m) { return double(m.dram_read_bytes); },
+            [n](const MemoryCounts& m) { return n(m.dram_read_bytes) + " DRAM bytes"; }};
+  if (resource == "load latency")
+    return {"the warps' load chains: " + fixed(gpu.load_request_ns) + " ns per global load request + " +
+                fixed(gpu.shared_load_latency_ns) + " ns per shared load",
+            [&gpu](const MemoryCounts& m) {
+              return m.global_load_requests * gpu.load_request_ns + m.shared_load_instructions * gpu.shared_load_latency_ns;
+            },
+            [n](const MemoryCounts& m) {
+              return n(m.global_load_requests) + " global load requests, " + n(m.shared_load_instructions) + " shared loads";
+            }};
+  if (resource == "load sectors")
+    return {"global load sectors", [](const MemoryCounts& m) { return double(m.global_load_sectors); },
+            [n](const MemoryCounts& m) { return n(m.global_load_sectors) + " load sectors"; }};
+  if (resource == "shared memory")
+    return {"shared-memory wavefronts, each at its SM's rate for loads and stores or for atomics",
+            [&gpu](const MemoryCounts& m) {
+              return (m.shared_load_wavefronts + m.shared_store_wavefronts) / gpu.shared_wavefronts_per_sm_per_s +
+                     m.shared_atomic_wavefronts / gpu.shared_atomic_wavefronts_per_sm_per_s;
+            },
+            [n](const MemoryCounts& m) {
+              return n(m.shared_load_wavefronts + m.shared_store_wavefronts + m.shared_atomic_wavefronts) +
+                     " shared wavefronts (" + n(m.shared_load_conflicts() + m.shared_store_conflicts() +
+                                                m.shared_atomic_conflicts()) + " of them conflicts)";
+            }};
+  // Both atomic bounds count sector passes (one word's, or all of them).
+  return {"global atomic sector passes", [](const MemoryCounts& m) { return double(m.global_atomic_sectors); },
+          [n](const MemoryCounts& m) { return n(m.global_atomic_sectors) + " atomic sector passes"; }};
+}
+
+constexpr size_t kTopLines = 5;
+constexpr size_t kTextWidth = 72;
+
+// The shared bank conflicts, by line: shown beside the binding resource wherever there are any.
+LineMeasure conflict_measure() {
+  auto conflicts = [](const MemoryCounts& m) {
+    return m.shared_load_conflicts() + m.shared_store_conflicts() + m.shared_atomic_conflicts();
+  };
+  return {"shared bank conflicts (wavefronts beyond the conflict-free number)",
+          [conflicts](const MemoryCounts& m) { return double(conflicts(m)); },
+          [conflicts](const MemoryCounts& m) { return std::to_string(conflicts(m)) + " bank conflicts"; }};
+}
+
+// The top lines by `m`, each with its share, its count and its text.
+void print_ranked(const std::vector<LineCounts>& lines, const LineMeasure& m, double total) {
+  std::vector<const LineCounts*> ranked;
+  for (const LineCounts& l : lines)
+    if (m.weight(l.counts) > 0) ranked.push_back(&l);
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const LineCounts* a, const LineCounts* b) {
+    return m.weight(a->counts) > m.weight(b->counts);
+  });
+  double rest = total;
+  for (size_t k = 0; k < ranked.size() && k < kTopLines; ++k) {
+    const LineCounts& l = *ranked[k];
+    const double share = m.weight(l.counts) / total;
+    rest -= m.weight(l.counts);
+    std::string text = l.text.size() > kTextWidth ? l.text.substr(0, kTextWidth - 3) + "..." : l.text;
+    std::printf("  %5.1f%%  %-34s %-46s %s\n", 100 * share, l.where.c_str(), m.shown(l.counts).c_str(),
+                text.empty() ? "" : ("`" + text + "`").c_str());
+  }
+  if (ranked.size() > kTopLines)
+    std::printf("  %5.1f%%  %zu more lines\n", 100 * std::max(0.0, rest) / total, ranked.size() - kTopLines);
+}
+
+void print_lines(const Row& r, const histo_sim::GpuShape& gpu, const std::vector<LineCounts>& lines) {
+  const std::string binding = r.prediction.binding;
+  const LineMeasure conflicts = conflict_measure();
+  double conflicted = 0;
+  for (const LineCounts& l : lines) conflicted += conflicts.weight(l.counts);
+  if (binding == "launch overhead" || r.prediction.bounds.empty()) {
+    std::printf("%s: launch overhead binds (the fixed cost of its launches exceeds every bound): no "
+                "line holds the time\n", r.kernel.c_str());
+  } else {
+    const LineMeasure m = line_measure(binding, gpu);
+    double total = 0;
+    for (const LineCounts& l : lines) total += m.weight(l.counts);
+    std::printf("%s: binding resource %s, by line: %s\n", r.kernel.c_str(), binding.c_str(), m.what.c_str());
+    if (total > 0)
+      print_ranked(lines, m, total);
+    else
+      std::printf("  no line of it is counted (the kernel's accesses are not observed)\n");
+  }
+  if (conflicted > 0) {
+    std::printf("%s: %s, by line:\n", r.kernel.c_str(), conflicts.what.c_str());
+    print_ranked(lines, conflicts, conflicted);
+  }
+}
 
 }  // namespace
 
@@ -89,23 +251,31 @@ int model_report(const ModelOptions& o) {
     throw std::invalid_argument("--model: unknown GPU '" + o.gpu + "'; known: " + known);
   }
   const histo_sim::GpuShape& gpu = histo_sim::current_gpu();
-  std::printf("Parallel Histogram Labs: counters from the CPU simulator, times PREDICTED by the "
-              "cost model of the %s (%d SMs), not measured (%s).\n",
-              gpu.name, gpu.sm_count, gpu.source);
+  const size_t target = o.predict_size ? o.predict_size : o.size;
+  std::printf("Parallel Histogram Labs without a GPU: counters from the CPU simulator standing in for "
+              "the %s (%d SMs); every time, GB/s and %% below is PREDICTED by the cost model of the "
+              "%s, not measured.\nThe model: %s.\n",
+              gpu.name, gpu.sm_count, gpu.name, gpu.source);
   if (!histo_sim::counters_available())
     std::printf("Incomplete counters: %s. Only atomics and __ldg loads are counted.\n",
                 histo_sim::counters_unavailable_reason());
   std::printf("What nvcc knows: %s.\n", histo_sim::nvcc_status());
-  const size_t target = o.predict_size ? o.predict_size : o.size;
-  std::printf("No CUB row: CUB runs only on a GPU. Input bytes: %zu; seed %llu.\n", o.size,
-              (unsigned long long)o.seed);
+  std::printf("Counters: one launcher call on %s of each dataset (seed %llu), simulated in full. "
+              "Predictions: for %s.\n",
+              size_text(o.size).c_str(), (unsigned long long)o.seed, size_text(target).c_str());
   if (target != o.size)
-    std::printf("Predictions are for %zu bytes: each launch on the grid its launcher picks for %zu "
-                "bytes, %u of its blocks simulated (evenly spaced) and their counts scaled to the "
-                "whole grid.\n", target, target, kSampledBlocks);
+    std::printf("Each prediction runs the call on %s, on the grid its launcher picks for that size, "
+                "%u of each launch's blocks simulated (evenly spaced) and their counts scaled to the "
+                "whole grid.\n", size_text(target).c_str(), histo_sim::kSampledBlocks);
+  std::printf("The read probe (%s: reads every byte once with 16-byte loads and counts nothing) is "
+              "in every table: each kernel's %% of the read limit is its predicted GB/s over the "
+              "probe's%s.\nNo CUB row: CUB runs only on a GPU.\n",
+              kProbeId, o.probe_named ? "" : " (it is there although --kernels does not name it)");
   // The large input lives in the simulated device too: room for it and the small one.
   if (target != o.size) histo_sim::set_device_memory(target + o.size + (size_t(64) << 20));
   std::vector<Row> rows;
+  std::vector<std::vector<LineCounts>> row_lines;  // per row, when --lines or --lines-csv asks
+  const bool want_lines = o.lines || !o.lines_csv.empty();
   histo::DeviceBuffer<uint8_t> d_in(o.size);
   histo::DeviceBuffer<uint32_t> d_bins(histo::kNumBins);
   histo::DeviceBuffer<uint32_t> d_sink(1);
@@ -122,42 +292,26 @@ int model_report(const ModelOptions& o) {
     d_in.upload(data.data(), data.size());
     if (target != o.size) d_large.upload(histo::make_dataset(d, target, o.seed).data(), target);
     const std::vector<uint32_t> expected = histo::reference_histogram(data.data(), data.size());
-    std::printf("\n%s, %zu bytes\n%-24s %-22s %8s %8s %8s %8s %8s %8s %10s  %s\n", histo::dataset_name(d),
-                o.size, "kernel", "launch", "ld s/req", "at s/req", "sh ld wf", "sh st wf", "sh at wf",
-                "conflicts", "pred GB/s", "binding resource");
-    auto add = [&](const std::string& id, const std::string& result,
-                   std::vector<LaunchCounters> launches, const std::function<void(const uint8_t*, size_t)>& call) {
-      Row r{id, histo::dataset_name(d), result, target, std::move(launches), {}};
-      const bool right = result == "ok" || result == "read only";  // a wrong kernel gets no prediction
-      const std::vector<LaunchCounters> predicted =
-          target == o.size || !right ? r.launches : sampled([&] { call(d_large.get(), target); });
-      r.prediction = histo_sim::predict(predicted, gpu);
-      const uint64_t conflicts = [&] {
-        uint64_t c = 0;
-        for (const LaunchCounters& l : r.launches)
-          c += l.shared_load_conflicts() + l.shared_store_conflicts() + l.shared_atomic_conflicts();
-        return c;
-      }();
-      std::string shape = r.launches.empty() ? "no launch"
-                                             : "grid " + std::to_string(r.launches[0].grid) + " x " +
-                                                   std::to_string(r.launches[0].block);
-      const std::string gbps = right ? fixed(target / r.prediction.seconds / 1e9) : "-";
-      std::printf("%-24s %-22s %8.2f %8.2f %8.2f %8.2f %8.2f %8llu %10s  %s%s\n", id.c_str(),
-                  shape.c_str(),
-                  ratio(sum(r.launches, &LaunchCounters::global_load_sectors),
-                        sum(r.launches, &LaunchCounters::global_load_requests)),
-                  ratio(sum(r.launches, &LaunchCounters::global_atomic_sectors),
-                        sum(r.launches, &LaunchCounters::global_atomic_requests)),
-                  ratio(sum(r.launches, &LaunchCounters::shared_load_wavefronts),
-                        sum(r.launches, &LaunchCounters::shared_load_instructions)),
-                  ratio(sum(r.launches, &LaunchCounters::shared_store_wavefronts),
-                        sum(r.launches, &LaunchCounters::shared_store_instructions)),
-                  ratio(sum(r.launches, &LaunchCounters::shared_atomic_wavefronts),
-                        sum(r.launches, &LaunchCounters::shared_atomic_instructions)),
-                  (unsigned long long)conflicts, gbps.c_str(),
-                  right ? r.prediction.binding.c_str() : "", result == "ok" ? "" : ("  [" + result + "]").c_str());
+    const size_t first = rows.size();
+    std::vector<std::string> errors;  // kernels whose launch failed: said, not counted
+    auto add = [&](const std::string& id, const std::string& result, std::vector<LaunchCounters> launches,
+                   const std::function<void(const uint8_t*, size_t)>& call) {
+      Row r{id, histo::dataset_name(d), result, std::move(launches), {}};
+      if (r.predicted()) {  // a wrong kernel gets no prediction
+        try {
+          const std::vector<LaunchCounters> predicted =
+              target == o.size ? r.launches : histo_sim::sampled_counters([&] { call(d_large.get(), target); });
+          r.prediction = histo_sim::predict(predicted, gpu);
+        } catch (const std::exception& e) {
+          cudaGetLastError();
+          r.result = std::string("no prediction: ") + e.what();
+        }
+      }
+      row_lines.push_back(want_lines ? histo_sim::line_counts(r.launches) : std::vector<LineCounts>{});
       rows.push_back(std::move(r));
     };
+    add(kProbeId, "read only", counted([&] { histo::bandwidth_probe(d_in.get(), o.size, d_sink.get(), 0); }),
+        [&](const uint8_t* in, size_t n) { histo::bandwidth_probe(in, n, d_sink.get(), 0); });
     for (const histo::Variant& v : o.variants) {
       progress(v.id(), d);
       std::vector<LaunchCounters> launches;
@@ -171,7 +325,7 @@ int model_report(const ModelOptions& o) {
         // A failed launch (a hazard the simulator found, a bad configuration): said, not counted.
         histo_sim::counters_end();
         cudaGetLastError();
-        std::printf("%-24s error: %s\n", v.id().c_str(), e.what());
+        errors.push_back(v.id() + ": error: " + e.what());
         continue;
       }
       add(v.id(), result, std::move(launches),
@@ -182,11 +336,71 @@ int model_report(const ModelOptions& o) {
       add(p.id(), "read only", counted([&] { p.run(d_in.get(), o.size, d_sink.get(), 0); }),
           [&](const uint8_t* in, size_t n) { p.run(in, n, d_sink.get(), 0); });
     }
+
+    const char* name = histo::dataset_name(d);
+    std::printf("\n%s: COUNTED in the simulator on %s of %s data\n", name, size_text(o.size).c_str(), name);
+    kCounters.print_header();
+    for (size_t i = first; i < rows.size(); ++i) print_counters(rows[i]);
+    for (const std::string& e : errors) std::printf("  not counted: %s\n", e.c_str());
+    std::printf("\n%s: PREDICTED for %s of %s data by the %s cost model, not measured\n", name,
+                size_text(target).c_str(), name, gpu.name);
+    kPredictions.print_header();
+    const double limit = target / rows[first].prediction.seconds / 1e9;  // the read probe's
+    for (size_t i = first; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      if (!r.predicted()) {
+        kPredictions.print({r.kernel, "-", "-", "[" + r.result + "]"});
+        continue;
+      }
+      const double gbps = target / r.prediction.seconds / 1e9;
+      const histo_sim::BindingAndNext b = histo_sim::binding_and_next(r.prediction, gpu, r.launches.size());
+      kPredictions.print({r.kernel, fixed(gbps), fixed(100 * gbps / limit), b.binding, b.next});
+    }
+    if (o.lines) {
+      std::printf("\n%s: where each kernel's binding resource goes, by source line (counted on %s)\n", name,
+                  size_text(o.size).c_str());
+      for (size_t i = first; i < rows.size(); ++i)
+        if (rows[i].predicted()) print_lines(rows[i], gpu, row_lines[i]);
+    }
   }
-  std::printf("\nColumns: ld s/req = global load sectors per request; at s/req = global atomic "
-              "sector passes per request; sh ld/st/at wf = shared wavefronts per instruction "
-              "(1 is conflict-free); conflicts = shared bank conflicts; pred GB/s = input bytes / "
-              "the time the %s model predicts.\n", gpu.name);
+  std::printf(
+      "\nColumns of the COUNTED tables (one launcher call; a request or an instruction is one "
+      "warp-wide memory instruction):\n"
+      "  blocks x threads    the launch's grid and block size (the first launch, when a call makes several)\n"
+      "  ld sectors/req      32-byte sectors per global load request: 1 when a warp's 32 lanes read 32 "
+      "neighbouring bytes, 16 for 16-byte loads, 32 when each lane reads its own sector\n"
+      "  at passes/req       global atomic sector passes per atomic request: per sector a request "
+      "touches, the most lanes that update one word in it (32 lanes on one word: 32)\n"
+      "  sh ld/st/at wf/instr  shared-memory wavefronts per shared load, store or atomic instruction. "
+      "Without bank conflicts an instruction takes one wavefront per 128 bytes its lanes access (1 "
+      "for a warp's accesses of up to 4 bytes, 2 for 8-byte and 4 for 16-byte accesses); each "
+      "bank conflict adds one\n"
+      "  conflicts/sh instr  shared bank conflicts per shared instruction (loads, stores and atomics "
+      "together): wavefronts beyond the conflict-free number; 0.00 is conflict-free\n"
+      "  -                   the kernel makes no access of that kind\n"
+      "Columns of the PREDICTED tables (the %s cost model; sim/README.md says how it is built):\n"
+      "  pred GB/s           input bytes / the predicted time of one call (each launch's fixed cost "
+      "plus its largest bound)\n"
+      "  %% of read limit     pred GB/s over the read probe's pred GB/s on the same input, in percent\n"
+      "  binding resource    the largest of the model's bounds, with its predicted time; next bound: "
+      "the second largest, where the time goes once the binding one is gone (launch overhead: the "
+      "fixed cost of the launches exceeds every bound)\n",
+      gpu.name);
+
+  if (!o.lines_csv.empty()) {
+    std::ofstream out(o.lines_csv);
+    if (!out) throw std::runtime_error("cannot write " + o.lines_csv);
+    out << "model,kernel,dataset,bytes,line,text";
+    for (const histo_sim::Metric& m : histo_sim::metrics(MemoryCounts{})) out << "," << m.name;
+    out << "\n";
+    for (size_t i = 0; i < rows.size(); ++i)
+      for (const LineCounts& l : row_lines[i]) {
+        out << gpu.key << "," << rows[i].kernel << "," << rows[i].dataset << "," << o.size << ","
+            << csv_text(l.where) << "," << csv_text(l.text);
+        for (const histo_sim::Metric& m : histo_sim::metrics(l.counts)) out << "," << m.value;
+        out << "\n";
+      }
+  }
 
   if (!o.csv.empty()) {
     std::ofstream out(o.csv);
@@ -201,8 +415,10 @@ int model_report(const ModelOptions& o) {
       for (char& c : column) c = c == ' ' ? '_' : char(std::tolower(static_cast<unsigned char>(c)));
       out << column;
     }
-    out << "\n";
+    out << ",pct_of_read_limit,next_bound\n";
+    double limit = 0;  // the read probe's predicted GB/s on the row's dataset
     for (const Row& r : rows) {
+      if (r.kernel == kProbeId) limit = target / r.prediction.seconds / 1e9;
       out << gpu.key << "," << r.kernel << "," << r.dataset << "," << o.size << "," << r.launches.size()
           << "," << (r.launches.empty() ? 0 : r.launches[0].grid) << ","
           << (r.launches.empty() ? 0 : r.launches[0].block);
@@ -213,9 +429,10 @@ int model_report(const ModelOptions& o) {
       }
       for (uint64_t t : totals) out << "," << t;
       out << "," << sum(r.launches, &LaunchCounters::load_rounds);
-      const bool right = r.result == "ok" || r.result == "read only";
-      out << "," << r.n << ",";
-      if (right) out << r.prediction.seconds * 1e6 << "," << r.n / r.prediction.seconds / 1e9;
+      const bool right = r.predicted();
+      const double gbps = right ? target / r.prediction.seconds / 1e9 : 0;
+      out << "," << target << ",";
+      if (right) out << r.prediction.seconds * 1e6 << "," << gbps;
       else out << ",";
       out << ",\"" << r.prediction.binding << "\",\"" << r.result << "\"";
       for (const char* resource : histo_sim::kResources) {
@@ -223,6 +440,10 @@ int model_report(const ModelOptions& o) {
         for (const histo_sim::Bound& b : r.prediction.bounds)
           if (right && std::string(b.resource) == resource) out << b.seconds * 1e6;
       }
+      out << ",";
+      if (right && limit > 0) out << 100 * gbps / limit;
+      const std::string next = right ? histo_sim::binding_and_next(r.prediction, gpu, r.launches.size()).next : "";
+      out << "," << csv_text(next.substr(0, next.find(',')));
       out << "\n";
     }
   }

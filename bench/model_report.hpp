@@ -21,6 +21,9 @@ struct ModelOptions {
                                      // on that input, their blocks sampled (model_report.cpp)
   uint64_t seed = 2026;
   std::string csv;
+  bool lines = false;        // also where each kernel's binding resource goes, by source line
+  std::string lines_csv;     // every source line's counters, one row per kernel, dataset, line
+  bool probe_named = true;   // --kernels named the read probe (it is in the table either way)
 };
 
 int model_report(const ModelOptions& options);

@@ -129,13 +129,15 @@ TEST_CASE("cost: histogram_segmented reads each byte once and adds it with one a
                     "once, one warp-wide load for the warp's 32 bytes, and reads nothing else",
                     "the kernel reads global memory more than once per byte: the byte is read "
                     "again where it is used (d_in[i] twice in the loop body), or the bin is read "
-                    "before it is updated (a loop around atomicCAS instead of one atomicAdd)");
+                    "before it is updated (a loop around atomicCAS instead of one atomicAdd)",
+                    /*at_least=*/false, &histo::CostLine::load_requests);
   histo::check_cost(c, "global atomic requests per 32 input bytes",
                     c.atomic_requests * per_32_bytes, 1.25,
                     "the segmented loop gives 1.00: one atomicAdd of 1 per byte, a warp-wide "
                     "atomic for the warp's 32 bytes",
                     "more than one atomic per byte: a compare-and-swap loop that retries, or an "
-                    "extra atomic per byte (an atomicAdd of 0 to read the bin, an atomicExch)");
+                    "extra atomic per byte (an atomicAdd of 0 to read the bin, an atomicExch)",
+                    /*at_least=*/false, &histo::CostLine::atomic_requests);
 }
 
 TEST_CASE("cost: histogram_segmented keeps every SM reading", "[gpu][perf]") {

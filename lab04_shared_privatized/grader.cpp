@@ -563,7 +563,8 @@ TEST_CASE("cost: histogram_shared sends no global atomic per input byte", "[gpu]
                     "privatization gives about 0.01: only each block's merge, 256 bins, touches "
                     "the global histogram",
                     "the counting loop adds to the global bins (d_bins) instead of the block's "
-                    "shared bins, or the merge runs once per element instead of once per block");
+                    "shared bins, or the merge runs once per element instead of once per block",
+                    /*at_least=*/false, &histo::CostLine::atomic_requests);
 }
 
 TEST_CASE("cost: histogram_shared_vec16 reads 16 bytes per lane and load", "[gpu][perf]") {
@@ -575,7 +576,8 @@ TEST_CASE("cost: histogram_shared_vec16 reads 16 bytes per lane and load", "[gpu
                     1.25,
                     "16-byte loads give 1.00: 32 lanes x 16 bytes = 512 bytes in one request",
                     "the body is read a byte or a word at a time instead of as uint4 vectors "
-                    "(__ldg of a const uint4*): 4 to 16 requests carry what one could");
+                    "(__ldg of a const uint4*): 4 to 16 requests carry what one could",
+                    /*at_least=*/false, &histo::CostLine::load_requests);
 }
 
 TEST_CASE("cost: histogram_shared_runs adds once per run on degenerate data", "[gpu][perf]") {
@@ -586,5 +588,6 @@ TEST_CASE("cost: histogram_shared_runs adds once per run on degenerate data", "[
                     c.per(c.shared_atomic_instructions * 32, n), 0.25,
                     "run aggregation gives 0.06: a vector of 16 equal bytes is one run, one atomic",
                     "every byte of a vector still gets its own atomicAdd: the run heads are not "
-                    "used to skip the bytes inside a run");
+                    "used to skip the bytes inside a run",
+                    /*at_least=*/false, &histo::CostLine::shared_atomic_instructions);
 }

@@ -382,9 +382,12 @@ TEST_CASE("cost: histogram_packed counts without bank conflicts", "[gpu][perf]")
                     c.per(c.shared_conflicts, c.shared_wavefronts), 0.02,
                     "the 64 x 64 layout gives 0.00: word (row, column) is row * 64 + column, so "
                     "a warp's 32 threads always touch 32 different banks",
-                    "a thread's counters are not in its own column: word column * 64 + row (a "
-                    "row per thread) puts all 32 threads in one bank on degenerate data, and the "
-                    "merge's reads collide unless its column index is rotated");
+                    "the line named above says which part: in the counting loop, a thread's "
+                    "counters are not in its own column (word column * 64 + row, a row per "
+                    "thread, puts all 32 threads in one bank on degenerate data); in the merge, "
+                    "its column index is not rotated (merge_column), so the 32 threads of a warp "
+                    "read one bank at every step",
+                    /*at_least=*/false, &histo::CostLine::shared_conflicts);
 }
 
 TEST_CASE("cost: histogram_packed merges a row in each of its 64 threads", "[gpu][perf]") {
@@ -400,5 +403,6 @@ TEST_CASE("cost: histogram_packed merges a row in each of its 64 threads", "[gpu
                     "the merge is not spread over the block: thread 0 (or one warp) sums all 64 "
                     "rows, one word at a time, while the other threads wait, instead of thread t "
                     "summing row t (merge_row(s_packed, threadIdx.x)); or the counting reads or "
-                    "writes a word more than once per element");
+                    "writes a word more than once per element",
+                    /*at_least=*/false, &histo::CostLine::shared_instructions);
 }

@@ -581,7 +581,8 @@ TEST_CASE("cost: the capstone's lane copies take one wavefront per shared atomic
                     "bank l, so no two lanes of a warp share a bank",
                     "the copies collide: a copy laid out so that lane l's counter for one value "
                     "is not in bank l (e.g. copy-major, lane * 256 + value), or fewer copies "
-                    "than lanes");
+                    "than lanes",
+                    /*at_least=*/false, &histo::CostLine::shared_atomic_conflicts);
 }
 
 TEST_CASE("cost: the capstone reads the input as 16-byte vectors", "[gpu][perf]") {
@@ -591,7 +592,8 @@ TEST_CASE("cost: the capstone reads the input as 16-byte vectors", "[gpu][perf]"
   histo::check_cost(c, "global load requests per 512 input bytes", c.per(c.load_requests * 512, n),
                     1.25, "16-byte loads give 1.00: a warp's request carries 512 bytes",
                     "the input is read in bytes or words: 4 to 16 requests carry what one could, "
-                    "and the loads, not the memory, limit the kernel");
+                    "and the loads, not the memory, limit the kernel",
+                    /*at_least=*/false, &histo::CostLine::load_requests);
 }
 
 TEST_CASE("cost: histogram_avoid launches no more blocks than its budget needs", "[gpu][perf]") {

@@ -34,7 +34,8 @@ CostCounts require_cost(const Variant& variant, Dataset dataset, size_t n) {
 const char* const kCostLinePrefix = "[perf] ";
 
 void check_cost(const CostCounts& counts, const char* counter, double value, double bound,
-                const char* technique_gives, const char* likely_cause, bool at_least) {
+                const char* technique_gives, const char* likely_cause, bool at_least,
+                LineCounter line) {
   const bool ok = at_least ? value >= bound : value <= bound;
   // One line per bound checked, passed or not, in both engines: grading/histo_grading/ncu.py
   // reads it to compare the simulator's value with Nsight Compute's.
@@ -42,9 +43,18 @@ void check_cost(const CostCounts& counts, const char* counter, double value, dou
   std::cout << kCostLinePrefix << counter << " = " << value << " (bound: "
             << (at_least ? "at least " : "at most ") << bound << ", " << (ok ? "met" : "missed")
             << ") on " << counts.data << "; counted " << counts.where << std::endl;
+  // Where the count is and how far the goal is: only for a bound missed (the distance runs
+  // the kernel on 1 GiB).
+  std::string where, distance;
+  if (!ok) {
+    where = top_line(counts, line);
+    distance = distance_to_goal(counts);
+  }
   INFO(counter << " = " << value << " on " << counts.input << "; the bound is "
-               << (at_least ? "at least " : "at most ") << bound << "; " << technique_gives
-               << ".\nLikely cause: " << likely_cause);
+               << (at_least ? "at least " : "at most ") << bound << "; " << technique_gives << "."
+               << (where.empty() ? "" : "\nWhere: " + where + ".")
+               << (distance.empty() ? "" : "\n" + distance + ".")
+               << "\nLikely cause: " << likely_cause);
   CHECK(ok);
 }
 

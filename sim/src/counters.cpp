@@ -17,6 +17,9 @@
 //   per group.
 // - DRAM reads: every distinct sector that global loads read (inputs larger than a line in L2
 //   are read once; Nsight Compute flushes the caches before a profiled launch).
+// Each count is also kept per site (the instruction that made the request: SiteCounts), so the
+// counters of a launch can be shown by source line (line_counts); a sector read from DRAM counts
+// for the site that read it first, so the sites add up to the launch.
 #include "histo_sim/counters.hpp"
 
 #include "histo_sim/gpus.hpp"
@@ -82,6 +85,7 @@ class Counting final : public trace::Consumer {
     address_passes_.clear();
     lines_.clear();
     shared_atomic_sites_.clear();
+    site_index_.clear();
     shared_lo_ = ~uint64_t(0);
     shared_hi_ = 0;
   }
@@ -132,9 +136,11 @@ class Counting final : public trace::Consumer {
     // one of its executions added 1; otherwise ATOMS.ADD, a wavefront per lane on one word.
     for (const auto& [site, a] : shared_atomic_sites_) {
       const std::vector<uint64_t>& per_sm = a.unit ? a.combined_per_sm : a.per_lane_per_sm;
+      MemoryCounts& at = counts_of(c, site);
       for (size_t sm = 0; sm < per_sm.size(); ++sm) {
         c.shared_atomic_wavefronts += per_sm[sm];
         c.shared_atomic_wavefronts_per_sm[sm] += per_sm[sm];
+        at.shared_atomic_wavefronts += per_sm[sm];
       }
     }
     c.dram_read_bytes = uint64_t(sectors_read_.size()) * 32;
@@ -145,6 +151,13 @@ class Counting final : public trace::Consumer {
   }
 
  private:
+  // The counts of one site of the running launch.
+  MemoryCounts& counts_of(LaunchCounters& c, uintptr_t site) {
+    const auto [it, fresh] = site_index_.try_emplace(site, c.sites.size());
+    if (fresh) c.sites.push_back({site, {}});
+    return c.sites[it->second].counts;
+  }
+
   void count_global(LaunchCounters& c, const Request& r, size_t sm) {
     uint64_t sectors[64];
     unsigned count = 0;
@@ -155,16 +168,23 @@ class Counting final : public trace::Consumer {
     }
     std::sort(sectors, sectors + count);
     const unsigned distinct = unsigned(std::unique(sectors, sectors + count) - sectors);
+    MemoryCounts& at = counts_of(c, r.site);
     if (r.kind == Kind::load) {
       ++c.global_load_requests;
       ++c.global_load_requests_per_sm[sm];
       c.global_load_sectors += distinct;
-      sectors_read_.insert(sectors, sectors + distinct);
+      ++at.global_load_requests;
+      at.global_load_sectors += distinct;
+      for (unsigned k = 0; k < distinct; ++k)
+        if (sectors_read_.insert(sectors[k]).second) at.dram_read_bytes += 32;
     } else if (r.kind == Kind::store) {
       ++c.global_store_requests;
       c.global_store_sectors += distinct;
+      ++at.global_store_requests;
+      at.global_store_sectors += distinct;
     } else {
       ++c.global_atomic_requests;
+      ++at.global_atomic_requests;
       // Lanes per word, then per sector the largest of those.
       std::map<uint64_t, unsigned> per_word;
       for (unsigned l = 0; l < 32; ++l)
@@ -176,7 +196,10 @@ class Counting final : public trace::Consumer {
         address_passes_[word] += lanes;
         lines_.insert(word / 128);
       }
-      for (const auto& [sector, passes] : per_sector) c.global_atomic_sectors += passes;
+      for (const auto& [sector, passes] : per_sector) {
+        c.global_atomic_sectors += passes;
+        at.global_atomic_sectors += passes;
+      }
       c.global_atomic_addresses += per_word.size();
     }
   }
@@ -193,19 +216,28 @@ class Counting final : public trace::Consumer {
         shared_lo_ = std::min<uint64_t>(shared_lo_, r.address[l]);
         shared_hi_ = std::max<uint64_t>(shared_hi_, r.address[l] + r.bytes);
       }
+    MemoryCounts& at = counts_of(c, r.site);
     if (r.kind == Kind::load) {
       ++c.shared_load_instructions;
       c.shared_load_wavefronts += wavefronts;
       c.shared_load_ideal += ideal;
       c.shared_wavefronts_per_sm[sm] += wavefronts;
+      ++at.shared_load_instructions;
+      at.shared_load_wavefronts += wavefronts;
+      at.shared_load_ideal += ideal;
     } else if (r.kind == Kind::store) {
       ++c.shared_store_instructions;
       c.shared_store_wavefronts += wavefronts;
       c.shared_store_ideal += ideal;
       c.shared_wavefronts_per_sm[sm] += wavefronts;
+      ++at.shared_store_instructions;
+      at.shared_store_wavefronts += wavefronts;
+      at.shared_store_ideal += ideal;
     } else {
       ++c.shared_atomic_instructions;
       c.shared_atomic_ideal += ideal;
+      ++at.shared_atomic_instructions;
+      at.shared_atomic_ideal += ideal;  // its wavefronts: at the launch's end (end_launch)
       SharedAtomicSite& a = shared_atomic_sites_[r.site];
       if (a.combined_per_sm.empty()) {
         a.combined_per_sm.assign(c.shared_atomic_wavefronts_per_sm.size(), 0);
@@ -221,6 +253,7 @@ class Counting final : public trace::Consumer {
   std::unordered_map<uint64_t, uint64_t> address_passes_;
   std::unordered_set<uint64_t> lines_;
   std::map<uintptr_t, SharedAtomicSite> shared_atomic_sites_;
+  std::unordered_map<uintptr_t, size_t> site_index_;  // site -> its entry in the launch's sites
   uint64_t shared_lo_ = 0, shared_hi_ = 0;
 };
 
@@ -228,7 +261,29 @@ Counting* g_counting = nullptr;
 
 }  // namespace
 
-std::vector<Metric> metrics(const LaunchCounters& c) {
+// Every count of MemoryCounts, for adding and scaling them.
+constexpr uint64_t MemoryCounts::*kMemoryFields[] = {
+    &MemoryCounts::global_load_requests,      &MemoryCounts::global_load_sectors,
+    &MemoryCounts::global_store_requests,     &MemoryCounts::global_store_sectors,
+    &MemoryCounts::global_atomic_requests,    &MemoryCounts::global_atomic_sectors,
+    &MemoryCounts::shared_load_instructions,  &MemoryCounts::shared_load_wavefronts,
+    &MemoryCounts::shared_load_ideal,         &MemoryCounts::shared_store_instructions,
+    &MemoryCounts::shared_store_wavefronts,   &MemoryCounts::shared_store_ideal,
+    &MemoryCounts::shared_atomic_instructions, &MemoryCounts::shared_atomic_wavefronts,
+    &MemoryCounts::shared_atomic_ideal,       &MemoryCounts::dram_read_bytes};
+
+MemoryCounts& MemoryCounts::operator+=(const MemoryCounts& other) {
+  for (uint64_t MemoryCounts::*field : kMemoryFields) this->*field += other.*field;
+  return *this;
+}
+
+MemoryCounts MemoryCounts::scaled(double factor) const {
+  MemoryCounts m;
+  for (uint64_t MemoryCounts::*field : kMemoryFields) m.*field = uint64_t(double(this->*field) * factor + 0.5);
+  return m;
+}
+
+std::vector<Metric> metrics(const MemoryCounts& c) {
   return {
       {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", c.global_load_requests},
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", c.global_load_sectors},
@@ -250,6 +305,29 @@ std::vector<Metric> metrics(const LaunchCounters& c) {
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum", c.shared_atomic_conflicts()},
       {"dram__bytes_read.sum", c.dram_read_bytes},
   };
+}
+
+std::vector<LineCounts> line_counts(const std::vector<LaunchCounters>& launches) {
+  std::vector<uintptr_t> pcs;
+  for (const LaunchCounters& c : launches)
+    for (const SiteCounts& s : c.sites) pcs.push_back(s.site);
+  resolve_source_locations(pcs);
+  // By file, then line number ("?" last).
+  std::map<std::pair<std::string, unsigned>, LineCounts> lines;
+  for (const LaunchCounters& c : launches)
+    for (const SiteCounts& s : c.sites) {
+      const SourceLocation where = source_location(s.site);
+      const std::string file = where.line ? where.file_line.substr(0, where.file_line.rfind(':')) : "\x7f";
+      LineCounts& line = lines[{file, where.line}];
+      if (line.where.empty()) {
+        line.where = where.file_line;
+        line.text = source_text(where.path, where.line);
+      }
+      line.counts += s.counts;
+    }
+  std::vector<LineCounts> out;
+  for (auto& [key, line] : lines) out.push_back(std::move(line));
+  return out;
 }
 
 bool counters_available() { return trace::observes_plain_accesses(); }

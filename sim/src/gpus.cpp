@@ -50,8 +50,9 @@ std::vector<GpuShape> make_shapes() {
       9.776e10,       // atomic_spread_per_s
       1.655e9,        // shared_wavefronts_per_sm_per_s
       1.868e9,        // shared_atomic_wavefronts_per_sm_per_s
-      "measured on an NVIDIA H200 (report/calibration.json); shape: NVIDIA H200 datasheet and "
-      "the CUDA Programming Guide's table for compute capability 9.0"};
+      "constants measured on an NVIDIA H200 by the course's calibration microbenchmarks, never "
+      "fitted to the lab kernels; shape: NVIDIA H200 datasheet and the CUDA Programming Guide's "
+      "table for compute capability 9.0"};
   // The L2 (bench/calibrate.cu): each value is the calibration key named beside it, copied from
   // report/calibration.json by sim/tests/gpu_validation.py apply; 0 until measured.
   h200.l2_read_gbps = 0;        // calibration: l2_read_gbps

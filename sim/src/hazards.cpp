@@ -457,52 +457,6 @@ TlsLayout tls_layout() {
   return layout;
 }
 
-// file:line of a code address (addr2line on the object holding it; the lab sources carry line
-// tables in a traced build), or "?".
-std::string source_line(uintptr_t pc, const std::vector<std::string>& skip) {
-  static std::map<std::pair<uintptr_t, std::vector<std::string>>, std::string> cache;
-  const auto key = std::make_pair(pc, skip);
-  const auto found = cache.find(key);
-  if (found != cache.end()) return found->second;
-  std::string where = "?";
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(pc), &info) && info.dli_fname) {
-    const uintptr_t offset = pc - reinterpret_cast<uintptr_t>(info.dli_fbase) - 1;
-    const std::string object = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
-    char command[1024];
-    std::snprintf(command, sizeof command, "addr2line -i -e '%s' 0x%llx 2>/dev/null",
-                  object.c_str(), (unsigned long long)offset);
-    // -i: the inlined frames, innermost first; the first one in the student's code names the
-    // line (an atomic's innermost frame is the simulator's own atomicAdd).
-    if (FILE* p = popen(command, "r")) {
-      char line[1024] = {};
-      while (std::fgets(line, sizeof line, p)) {
-        std::string text = line;
-        while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-        const size_t discriminator = text.find(" (");
-        if (discriminator != std::string::npos) text.resize(discriminator);
-        const size_t colon = text.rfind(':');
-        if (colon == std::string::npos || text.substr(0, 2) == "??") continue;
-        const size_t slash = text.rfind('/', colon);
-        const std::string file_line = text.substr(slash == std::string::npos ? 0 : slash + 1);
-        if (file_line.rfind("cuda_runtime.h:", 0) == 0) continue;
-        bool skipped = false;
-        for (const std::string& prefix : skip) skipped = skipped || file_line.rfind(prefix, 0) == 0;
-        if (skipped) continue;
-        where = file_line;
-        // A simulator wrapper (sim_sources/<name>_<8 hex digits>.cpp) stands for <name>.cu.
-        const size_t dot = where.find(".cpp:");
-        if (dot != std::string::npos && dot > 9 && where[dot - 9] == '_' &&
-            where.find_first_not_of("0123456789abcdef", dot - 8) == dot)
-          where = where.substr(0, dot - 9) + ".cu" + where.substr(dot + 4);
-        break;
-      }
-      pclose(p);
-    }
-  }
-  return cache[key] = where;
-}
-
 void hazards_before_launch() {
   if (g_hazards || !counters_available()) return;
   const char* env = std::getenv("HISTO_SIM_HAZARDS");

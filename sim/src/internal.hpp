@@ -95,9 +95,23 @@ KernelResources kernel_resources(const void* kernel);
 // A mangled name with its anonymous namespaces written as the host compiler writes them.
 std::string canonical_mangled(const std::string& mangled);
 
-// file:line of a code address (addr2line), or "?"; frames of files whose names start with one
-// of `skip` are passed over (an inlined helper's line is not the caller's).
+// Where a code address is in the source (source_lines.cpp, from the executable's line tables):
+// file:line ("lab05_per_thread_packed.cu:99", "?" where no line table says), the file's path
+// ("" when unknown) and the line number. Frames of files whose names start with one of `skip`
+// are passed over (an inlined helper's line is not the caller's).
+struct SourceLocation {
+  std::string file_line = "?";
+  std::string path;
+  unsigned line = 0;
+};
+SourceLocation source_location(uintptr_t pc, const std::vector<std::string>& skip = {});
+// Looks up many addresses at once (one addr2line per object); source_location then answers
+// from what it found.
+void resolve_source_locations(const std::vector<uintptr_t>& pcs, const std::vector<std::string>& skip = {});
+// source_location(pc, skip).file_line.
 std::string source_line(uintptr_t pc, const std::vector<std::string>& skip = {});
+// The text of line `line` of the file at `path`, without its indentation ("" when unreadable).
+std::string source_text(const std::string& path, unsigned line);
 
 // The occupancy calculator counts a kernel's static shared memory once a counted launch has
 // shown how much of it the kernel uses.

@@ -30,9 +30,12 @@
 #include <cuda_runtime.h>
 
 #include "internal.hpp"
+#include "trace.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <stdexcept>
 
 namespace histo_sim {
 namespace {
@@ -120,22 +123,27 @@ double issued_instructions(const LaunchCounters& c) {
   return total;
 }
 
+BindingAndNext binding_and_next(const Prediction& p, const GpuShape& gpu, size_t launches) {
+  auto named = [](const Bound& b) {
+    char us[32];
+    std::snprintf(us, sizeof us, "%.1f", b.seconds * 1e6);
+    return std::string(b.resource) + ", " + us + " us";
+  };
+  if (p.bounds.empty()) return {"-", "-"};
+  if (p.binding == "launch overhead")
+    return {named(Bound{"launch overhead", gpu.launch_us * 1e-6 * double(launches)}), named(p.bounds[0])};
+  return {named(p.bounds[0]), p.bounds.size() > 1 ? named(p.bounds[1]) : "-"};
+}
+
 LaunchCounters scaled_to_grid(const LaunchCounters& sampled) {
   if (sampled.blocks_run == 0 || sampled.blocks_run >= sampled.grid) return sampled;
   LaunchCounters c = sampled;
   const double f = double(sampled.grid) / double(sampled.blocks_run);
+  static_cast<MemoryCounts&>(c) = sampled.scaled(f);
+  for (SiteCounts& s : c.sites) s.counts = s.counts.scaled(f);
   for (uint64_t LaunchCounters::*field :
-       {&LaunchCounters::global_load_requests, &LaunchCounters::global_load_sectors,
-        &LaunchCounters::global_store_requests, &LaunchCounters::global_store_sectors,
-        &LaunchCounters::global_atomic_requests, &LaunchCounters::global_atomic_sectors,
-        &LaunchCounters::shared_load_instructions, &LaunchCounters::shared_load_wavefronts,
-        &LaunchCounters::shared_load_ideal, &LaunchCounters::shared_store_instructions,
-        &LaunchCounters::shared_store_wavefronts, &LaunchCounters::shared_store_ideal,
-        &LaunchCounters::shared_atomic_instructions, &LaunchCounters::shared_atomic_wavefronts,
-        &LaunchCounters::shared_atomic_ideal, &LaunchCounters::dram_read_bytes,
-        &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_address_sectors,
-        &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds, &LaunchCounters::warps,
-        &LaunchCounters::blocks_run})
+       {&LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_address_sectors,
+        &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds, &LaunchCounters::warps, &LaunchCounters::blocks_run})
     c.*field = uint64_t(double(sampled.*field) * f + 0.5);
   // Per SM: the mean block's share times the blocks the SM gets, grid / SMs or one more.
   for (std::vector<uint64_t> LaunchCounters::*per_sm :
@@ -151,6 +159,37 @@ LaunchCounters scaled_to_grid(const LaunchCounters& sampled) {
     }
   }
   return c;
+}
+
+std::vector<LaunchCounters> sampled_counters(const std::function<void()>& call) {
+  counters_begin();
+  set_sampled_blocks(kSampledBlocks);
+  trace::set_block_budget(kSampledBlockRequests);
+  auto reset = [] {
+    set_sampled_blocks(0);
+    trace::set_block_budget(0);
+  };
+  cudaError_t status = cudaSuccess;
+  try {
+    call();
+    status = cudaDeviceSynchronize();
+  } catch (...) {
+    reset();
+    counters_end();
+    throw;
+  }
+  const bool over = trace::over_budget();
+  reset();
+  std::vector<LaunchCounters> launches = counters_end();
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("a sampled launch failed: ") + cudaGetErrorString(status));
+  if (over)
+    throw std::runtime_error("a block of the kernel made more than " + std::to_string(kSampledBlockRequests) +
+                             " warp-wide memory requests at this size, too many to simulate: its share of the "
+                             "input grows with the input (a grid that does not grow with n, or the "
+                             "work of one block's threads)");
+  for (LaunchCounters& c : launches) c = scaled_to_grid(c);
+  return launches;
 }
 
 }  // namespace histo_sim

@@ -52,6 +52,10 @@ bool g_group = false;                      // a reader wants requests
 std::vector<Consumer*> g_access_readers;   // readers that want every access
 unsigned g_interval = 0;                   // barriers the running block has passed
 std::vector<uintptr_t> g_site_address;
+uint64_t g_block_budget = 0;    // 0: every request is recorded (set_block_budget)
+uint64_t g_block_requests = 0;  // requests the running block made so far
+bool g_block_over = false;      // the running block passed the budget: nothing more is recorded
+bool g_over_budget = false;     // a block passed it since set_block_budget
 
 // The device range holding `a`, or null.
 const DeviceRange* in_device(uintptr_t a) {
@@ -75,7 +79,7 @@ uint32_t site_id(uintptr_t code, Space space) {
 }
 
 void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = false) {
-  if (!g_on || !g_current) return;
+  if (!g_on || !g_current || g_block_over) return;
   Space space;
   uint64_t address;
   DeviceShadow* shadow = nullptr;
@@ -125,8 +129,13 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
     }
   if (k == 0) ts.sites.push_back({site, epoch, k = 1});
   const uint64_t key = (uint64_t(site) << 48) ^ (uint64_t(epoch) << 16) ^ (k & 0xFFFF);
+  if (g_block_budget && g_block_requests >= g_block_budget && !warp.index.count(key)) {
+    g_block_over = g_over_budget = true;  // a request past the budget: the block is not recorded on
+    return;
+  }
   auto [it, fresh] = warp.index.try_emplace(key, uint32_t(warp.groups.size()));
   if (fresh) {
+    ++g_block_requests;
     Group g{};
     g.site = site;
     g.request.site = code;
@@ -155,6 +164,12 @@ void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code) 
 }
 
 uint64_t plain_accesses() { return g_plain; }
+
+void set_block_budget(uint64_t accesses) {
+  g_block_budget = accesses;
+  g_over_budget = false;
+}
+bool over_budget() { return g_over_budget; }
 
 bool observes_plain_accesses() {
 #ifdef HISTO_SIM_TRACE_LOADS
@@ -204,6 +219,8 @@ void begin_block(unsigned block, unsigned threads, const void* shared_lo, const 
   // Static shared memory first, then the dynamic part, 1 KiB aligned (banks repeat every 128 B).
   g_dynamic_offset = (g_shared_hi - g_shared_lo + 1023) / 1024 * 1024;
   g_interval = 0;
+  g_block_requests = 0;
+  g_block_over = false;
   if (g_group) {
     g_thread_state.assign(threads, {});
     g_warps.resize((threads + 31) / 32);

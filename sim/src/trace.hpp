@@ -110,4 +110,13 @@ void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code);
 // without the hooks (only its atomics and __ldg loads were seen, so the trace is incomplete).
 uint64_t plain_accesses();
 
+// While non-zero, a block that makes more than `requests` warp-level requests is recorded no
+// further (each request held until the block ends costs about 300 bytes), and over_budget()
+// says that it happened since this call. For the cost model's sampled launches
+// (histo_sim::sampled_counters): a block whose share of a large input grows with it (a grid
+// that does not grow with n, or one block's threads doing the work) would take minutes and
+// gigabytes to record.
+void set_block_budget(uint64_t requests);
+bool over_budget();
+
 }  // namespace histo_sim::trace

@@ -73,13 +73,17 @@ void check_byte_cases(const std::vector<Variant>& variants, const std::vector<si
 CostCounts require_cost(const Variant& variant, Dataset dataset, size_t n);
 
 // One [perf] bound: passes when value <= bound (or >= bound with at_least); otherwise fails
-// with what was measured and where, the bound, what the lab's technique gives and a likely
-// cause in the student's terms. Either way it prints one line on stdout,
+// with what was measured and where, the bound, what the lab's technique gives, the source line
+// that holds most of `line` (the count the bound is about; none for counts no line holds, such
+// as blocks launched: histo::top_line), how far the kernel is from the technique on the H200's
+// cost model (histo::distance_to_goal) and a likely cause in the student's terms. Either way it
+// prints one line on stdout,
 //   [perf] COUNTER = VALUE (bound: at most BOUND, met|missed) on DATASET, N bytes; counted WHERE
 // that grading/histo_grading/ncu.py reads to compare the simulator with Nsight Compute.
 extern const char* const kCostLinePrefix;
 void check_cost(const CostCounts& counts, const char* counter, double value, double bound,
-                const char* technique_gives, const char* likely_cause, bool at_least = false);
+                const char* technique_gives, const char* likely_cause, bool at_least = false,
+                LineCounter line = nullptr);
 
 // Finds a registered variant by name or FAILs.
 const Variant& find_variant(const std::vector<Variant>& variants, const char* name);

@@ -23,10 +23,27 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace histo {
 
+// One source line of the counted call and its counts (the simulator's; Nsight Compute's mode
+// has none): a [perf] failure names the line that holds most of the counter it bounds.
+struct CostLine {
+  std::string where;  // "lab05_per_thread_packed.cu:99"
+  std::string text;   // the line, without its indentation
+  uint64_t load_requests = 0, load_sectors = 0;
+  uint64_t atomic_requests = 0, atomic_passes = 0;
+  uint64_t shared_instructions = 0, shared_wavefronts = 0, shared_conflicts = 0;  // loads, stores
+  uint64_t shared_atomic_instructions = 0, shared_atomic_wavefronts = 0, shared_atomic_conflicts = 0;
+};
+// Which count of a line a [perf] bound is about (&CostLine::shared_conflicts).
+using LineCounter = uint64_t CostLine::*;
+
 struct CostCounts {
+  Variant variant;    // what was counted, on what
+  Dataset dataset = Dataset::uniform;
+  size_t n = 0;
   std::string data;   // "uniform, 4194304 bytes"
   std::string where;  // "in the CPU simulator with the NVIDIA H200's shape"
   std::string input;  // data + ", " + where: what failure messages name
@@ -38,6 +55,7 @@ struct CostCounts {
   uint64_t atomic_requests = 0, atomic_passes = 0;     // global atomics
   uint64_t shared_instructions = 0, shared_wavefronts = 0, shared_conflicts = 0;  // loads, stores
   uint64_t shared_atomic_instructions = 0, shared_atomic_wavefronts = 0;
+  std::vector<CostLine> lines;  // by source line, in file and line order (the simulator's only)
   double per(uint64_t a, uint64_t b) const { return b ? double(a) / double(b) : 0.0; }
 };
 
@@ -49,6 +67,25 @@ CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n);
 
 // Where count_cost can count; otherwise why not (the sentence a skipped test prints).
 bool cost_counts_available(std::string* why);
+
+// The line that holds most of `counter`, as a failure names it: "lab05_per_thread_packed.cu:99
+// (`...the line...`) has 97% of the shared load and store bank conflicts (3170304 of 3276800)",
+// with the runner-up where the first holds less than half; "" where no line holds any (or
+// none was counted by line).
+std::string top_line(const CostCounts& counts, LineCounter counter);
+
+// How far the counted kernel is from its technique's goal on the H200's cost model, for 1 GiB of
+// the counted dataset: what the kernel is predicted to reach (GB/s, % of the read limit: the
+// read probe's prediction on the same input, the binding resource and the next one) and what
+// the technique reaches (the solution's prediction, kTechniqueGoals in perf.cpp). A simulator
+// build runs the kernel and the probe on 1 GiB, a sample of their blocks (histo_sim/model.hpp),
+// which takes a few seconds and about 1 GiB of memory; a GPU build says only the technique's
+// figure. "" where nothing is known.
+std::string distance_to_goal(const CostCounts& counts);
+
+// The technique's predicted GB/s for `variant_id` ("lab05/packed") on 1 GiB of `dataset`, or 0
+// where no [perf] test records one.
+double technique_goal_gbps(const std::string& variant_id, Dataset dataset);
 
 // The Nsight Compute markers around one count_cost call of pass 1 (common/src/cost_marker.cu).
 void launch_cost_marker(bool begin, unsigned index);

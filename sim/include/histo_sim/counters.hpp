@@ -10,18 +10,37 @@
 
 namespace histo_sim {
 
-struct LaunchCounters {
-  const void* kernel = nullptr;
-  unsigned grid = 0, block = 0;
-  // Nsight Compute's metrics (metric_name() gives each one's name).
+// The counters that add up access by access, as Nsight Compute names them (metrics()): a
+// launch's (LaunchCounters), one instruction's (SiteCounts) or one source line's (line_counts).
+// Over every site of a launch they add up to the launch's own.
+struct MemoryCounts {
   uint64_t global_load_requests = 0, global_load_sectors = 0;
   uint64_t global_store_requests = 0, global_store_sectors = 0;
   uint64_t global_atomic_requests = 0, global_atomic_sectors = 0;
   uint64_t shared_load_instructions = 0, shared_load_wavefronts = 0, shared_load_ideal = 0;
   uint64_t shared_store_instructions = 0, shared_store_wavefronts = 0, shared_store_ideal = 0;
   uint64_t shared_atomic_instructions = 0, shared_atomic_wavefronts = 0, shared_atomic_ideal = 0;
-  uint64_t dram_read_bytes = 0;  // distinct 32-byte sectors that global loads read, x 32
-  // For the cost model.
+  uint64_t dram_read_bytes = 0;  // the sectors these loads were the first to read, x 32
+
+  uint64_t shared_load_conflicts() const { return shared_load_wavefronts - shared_load_ideal; }
+  uint64_t shared_store_conflicts() const { return shared_store_wavefronts - shared_store_ideal; }
+  uint64_t shared_atomic_conflicts() const { return shared_atomic_wavefronts - shared_atomic_ideal; }
+  MemoryCounts& operator+=(const MemoryCounts& other);
+  MemoryCounts scaled(double factor) const;  // every count x factor, rounded
+};
+
+// One instruction of a kernel (a site of the access trace: a code address) and what it did.
+struct SiteCounts {
+  uintptr_t site = 0;
+  MemoryCounts counts;
+};
+
+// One launch: Nsight Compute's metrics (MemoryCounts; metrics() gives each one's name; its DRAM
+// bytes are the distinct 32-byte sectors that global loads read, x 32), then what the cost model
+// needs besides.
+struct LaunchCounters : MemoryCounts {
+  const void* kernel = nullptr;
+  unsigned grid = 0, block = 0;
   uint64_t global_atomic_addresses = 0;   // per request, the distinct words it updates, summed
   uint64_t busiest_address_sectors = 0;   // atomic sector passes on the most-updated word
   uint64_t atomic_footprint_bytes = 0;    // distinct 128-byte lines the atomics touched, x 128
@@ -33,10 +52,7 @@ struct LaunchCounters {
   std::vector<uint64_t> shared_atomic_wavefronts_per_sm;
   std::vector<uint64_t> global_load_requests_per_sm;      // blocks round-robin, likewise
   size_t static_shared_bytes = 0;  // the extent of static shared memory the kernel touched
-
-  uint64_t shared_load_conflicts() const { return shared_load_wavefronts - shared_load_ideal; }
-  uint64_t shared_store_conflicts() const { return shared_store_wavefronts - shared_store_ideal; }
-  uint64_t shared_atomic_conflicts() const { return shared_atomic_wavefronts - shared_atomic_ideal; }
+  std::vector<SiteCounts> sites;   // per instruction, in the order the trace first met them
 };
 
 // One counter as a column: Nsight Compute's metric name and the value.
@@ -44,7 +60,20 @@ struct Metric {
   const char* name;
   uint64_t value;
 };
-std::vector<Metric> metrics(const LaunchCounters& c);
+std::vector<Metric> metrics(const MemoryCounts& c);
+
+// One source line of the kernels and what its accesses did: file:line
+// ("lab05_per_thread_packed.cu:99", "?" where the line tables say nothing), the line's text
+// without its indentation ("" where the file cannot be read), and its counts.
+struct LineCounts {
+  std::string where;
+  std::string text;
+  MemoryCounts counts;
+};
+// The sites of `launches` gathered by source line (an instruction inlined from a helper counts
+// on the helper's line), in file and line order; they add up to the launches' counters. Reads
+// the executable's line tables (addr2line) and the source files.
+std::vector<LineCounts> line_counts(const std::vector<LaunchCounters>& launches);
 
 // True when plain loads and stores are observed (the counters are complete); otherwise the
 // sentence that says why not.

@@ -7,6 +7,7 @@
 #include "histo_sim/counters.hpp"
 #include "histo_sim/gpus.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,15 @@ struct Prediction {
 // The launches of one call, in order: their times add.
 Prediction predict(const std::vector<LaunchCounters>& launches, const GpuShape& gpu);
 
+// The binding bound and the next one, each with its predicted time, as the tools show them:
+// "load latency, 3857.1 us" and "shared memory, 400.2 us". Where the fixed cost of the call's
+// `launches` exceeds every bound, the binding one is "launch overhead, 6.1 us" and the next the
+// largest bound; "-" where there is none.
+struct BindingAndNext {
+  std::string binding, next;
+};
+BindingAndNext binding_and_next(const Prediction& p, const GpuShape& gpu, size_t launches);
+
 // The counters of a whole launch from those of its sampled blocks (set_sampled_blocks): every
 // count x grid / blocks_run, and each SM's shared wavefronts the sampled blocks' mean times the
 // blocks the SM gets (blocks are dealt round-robin). A launch that ran every block is returned
@@ -43,5 +53,14 @@ LaunchCounters scaled_to_grid(const LaunchCounters& sampled);
 // The warp instructions a launch executes, estimated from nvcc's SASS of its kernel and the
 // counted memory instructions (0 where the build had no SASS figures).
 double issued_instructions(const LaunchCounters& c);
+// The counters of `call` on an input too large to simulate: each launch on the grid its launcher
+// picks, kSampledBlocks of its blocks simulated (set_sampled_blocks) and their counts scaled to
+// the whole grid. The call's output is incomplete: check nothing with it. Throws
+// std::runtime_error where a sampled block makes more than kSampledBlockRequests warp-level
+// requests (it is then no longer recorded: a block of a lab kernel makes at most a few hundred
+// thousand on 1 GiB).
+inline constexpr unsigned kSampledBlocks = 16;
+inline constexpr uint64_t kSampledBlockRequests = uint64_t(1) << 20;
+std::vector<LaunchCounters> sampled_counters(const std::function<void()>& call);
 
 }  // namespace histo_sim
