@@ -100,7 +100,7 @@ def prepare_slot(g, index, jobs):
     # A slot is reused only if it was configured with the same settings; a slot of another lab
     # (the same --slots-dir) only builds this lab's graders.
     settings = (f"{g.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')} | {' '.join(g.labels)}"
-                f" | compile commands | perf {g.settings.perf}"
+                f" | compile commands, hazards always | perf {g.settings.perf}"
                 f"{' | simulator twin' if g.settings.simulator_twin else ''}")
     configured = ready.exists() and ready.read_text().splitlines()[1:2] == [settings]
     if configured and ready.read_text().splitlines()[2:3] == [g.lab]:
@@ -111,8 +111,9 @@ def prepare_slot(g, index, jobs):
         if not configured:
             shutil.rmtree(build, ignore_errors=True)
             # compile_commands.json: the commands whose preprocessor lists what a submission reads.
+            # HISTO_SIM_HAZARDS_ALWAYS: no environment switches the simulator's hazard checks off.
             cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", g.preset,
-                   "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
+                   "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DHISTO_SIM_HAZARDS_ALWAYS=ON"]
             if g.settings.simulator_twin:
                 # The simulator's build of the same source as well: its cost tests grade (perf
                 # sim), or their values are compared with Nsight Compute's (GRADE_NCU=1).

@@ -58,6 +58,9 @@ std::vector<DeviceRange> device_ranges();
 // True when the shadow of written bytes is kept (the hazard checks can run: a traced build,
 // HISTO_SIM_HAZARDS not 0).
 bool initcheck_enabled();
+// HISTO_SIM_HAZARDS=0 in the environment, where the build lets it switch the hazard checks off
+// (a grading build, HISTO_SIM_HAZARDS_ALWAYS, does not).
+bool hazards_switched_off();
 // After a launch the trace saw only partly (a kernel compiled without the hooks: its plain
 // stores are unseen), every allocation counts as written.
 void assume_all_written();

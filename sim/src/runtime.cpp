@@ -215,10 +215,7 @@ std::vector<DeviceRange> device_ranges() {
 }
 
 bool initcheck_enabled() {
-  static const bool on = [] {
-    const char* env = std::getenv("HISTO_SIM_HAZARDS");
-    return counters_available() && !(env && std::string(env) == "0");
-  }();
+  static const bool on = counters_available() && !hazards_switched_off();
   return on;
 }
 
