@@ -305,7 +305,7 @@ def sim_names():
             names |= {"histo_sim::" + n for n in re.findall(r"(?:^|\s)(\w+)\s*\(", block)
                       if n not in ("sizeof", "static_assert", "void", "unsigned", "return", "if")}
             names |= {"histo_sim::" + n for n in re.findall(r"\b(?:struct|class|enum class|using)\s+(\w+)", block)}
-            names |= {"histo_sim::" + n for n in re.findall(r"extern\s+[\w:*<> ]+?\b(\w+)\s*;", block)}
+            names |= {"histo_sim::" + n for n in re.findall(r"extern\s+[\w:*<>() ]+?\b(\w+)\s*(?:\[[^\]]*\])?\s*;", block)}
     return frozenset(names)
 
 

@@ -95,8 +95,8 @@ class Settings:
             return ""
         if self.perf == "none" and case.startswith("cost: "):
             return "a cost test: not graded here (--perf none)"
-        kind = "GPU" if "gpu" in labels else "simulator" if "sim" in labels else "other"
-        return (f"a {kind} test: not run by engine {self.engine} ({self.engine_name}, labels "
+        kind = "a GPU test" if "gpu" in labels else "a simulator test" if "sim" in labels else "a test"
+        return (f"{kind}: not run by engine {self.engine} ({self.engine_name}, labels "
                 f"{' '.join(self.labels)})")
 
     def describe(self):

@@ -340,6 +340,7 @@ def grade_perf(g, sub, record, gpu):
     record["ncu"] = info
     uid = g.sandbox.acquire_uid()
     try:
+        (scratch / "tmp").mkdir(parents=True, exist_ok=True)  # its TMPDIR outside bubblewrap
         g.sandbox.prepare_folder(scratch, uid)
 
         def perf_cases(side):
@@ -368,6 +369,12 @@ def grade_perf(g, sub, record, gpu):
                     "--log-file", str(raw))
             result = run_case(g, case, run, scratch, gpu, uid, timeout=timeout, wrap=wrap)
             (work / "ncu_pass1.log").write_bytes(result.output)
+            if b"ERR_NVGPUCTRPERM" in result.output:
+                raise NcuError("Nsight Compute may not read the GPU's performance counters as the "
+                               "sandbox's unprivileged user (ERR_NVGPUCTRPERM): allow them to every "
+                               "user with the NVIDIA driver's option NVreg_RestrictProfilingToAdminUsers=0, "
+                               "or grade the cost on the simulator's counters (install clang), or "
+                               "--perf none")
             if result.timed_out:
                 raise NcuError(f"pass 1 (the [perf] tests under ncu) ran past {timeout} s")
             if result.returncode not in (0, 1, 4) or not raw.is_file():

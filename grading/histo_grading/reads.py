@@ -250,6 +250,14 @@ def hidden_target(policy, name, includer):
     return None
 
 
+def names_file(directory, arg, f):
+    """`arg` when it names the file `f` (relative to `directory`), else None."""
+    try:
+        return arg if not arg.startswith("-") and (Path(directory) / arg).resolve() == f else None
+    except (OSError, ValueError):
+        return None
+
+
 def compile_read_problem(policy, build, work, run=None):
     """Runs before the build. Returns (refused, failed): `refused` is the status of a submission
     whose build would read a file it may not ("" if none); `failed` is the preprocessor's output
@@ -277,6 +285,14 @@ def compile_read_problem(policy, build, work, run=None):
     work.mkdir(parents=True, exist_ok=True)
     for n, (directory, f, args) in enumerate(commands):
         policy.add_compiler(args)
+        if f.parent.name == "sim_sources":
+            # A simulator wrapper on disk is the last build's (it may hold a rewritten copy of
+            # another submission's source, and includes files the build generates): what this
+            # submission reads is what a wrapper that only #includes it reads.
+            wrapper = work / f"wrapper{n}.cpp"
+            wrapper.write_text(f'#include <cuda_runtime.h>\n#include "{policy.submission}"\n')
+            policy.extra_allowed.add(wrapper.resolve())
+            args = [str(wrapper) if a == names_file(directory, a, f) else a for a in args]
         depfile, pre = work / f"deps{n}.d", work / f"pre{n}.i"
         depfile.unlink(missing_ok=True)
         # -H names each file as it is opened; the run stops after PREPROCESS_TIMEOUT seconds.

@@ -108,6 +108,23 @@ def limits_for(g, timeout):
     return Limits(cpu_s=int(timeout * 2) + 10, address_space=None if unbounded else 16 << 30)
 
 
+def tool_folders(wrap):
+    """What a tool the test runs under (Nsight Compute's ncu) needs to see: its installation (the
+    toolkit's ncu is a script that looks for nsight-compute beside the toolkit, or in
+    /opt/nvidia, often through a symbolic link)."""
+    if not wrap:
+        return []
+    tool = Path(shutil.which(wrap[0]) or wrap[0])
+    found = [tool.parent.parent, tool.resolve().parent.parent, Path("/opt/nvidia")]
+    found += [p.resolve() for p in tool.parent.parent.glob("nsight-compute*")]
+    folders = []
+    for f in found:
+        # (A symbolic link cannot be a mount point: its target is bound instead.)
+        if f.is_dir() and not f.is_symlink() and f not in folders and f != Path("/"):
+            folders.append(f)
+    return folders
+
+
 def run_case(g, case, grader_dir, scratch, gpu, uid, extra_env=None, timeout=None, wrap=()):
     """Runs one expected test case of the grader in `grader_dir` in the sandbox. Returns the
     sandbox's Result."""
@@ -124,7 +141,7 @@ def run_case(g, case, grader_dir, scratch, gpu, uid, extra_env=None, timeout=Non
         i += 1
     argv = [*wrap, exe, *args, "--reporter", "xml::out=/dev/fd/3", "--rng-seed", str(g.rng_seed)]
     env = test_env(g, gpu, scratch, {**case["env"], **(extra_env or {})})
-    ro = [grader_dir] + ([g.run_support] if g.run_support.exists() else [])
+    ro = [grader_dir] + ([g.run_support] if g.run_support.exists() else []) + tool_folders(wrap)
     return g.sandbox.run(argv, ro=ro, rw=[scratch], cwd=scratch, env=env, timeout=timeout,
                          limits=limits_for(g, timeout), uid=uid)
 
@@ -363,6 +380,57 @@ def racecheck(g, sub, record, gpu, scratch, uid):
         (sub / f"{exe.name}.racecheck.log").write_bytes(result.output)
         if result.returncode == 99:
             record["status"].append(f"races (see {exe.name}.racecheck.log)")
+
+
+# The reading of CTest's own results, for scripts/status.py (a student's ctest run, not a
+# graded one: grading never trusts a test's exit code or CTest's verdict).
+# CTest's console verdict per test ("Passed", "***Failed", "***Timeout", "***Exception:
+# SegFault", ...): its JUnit file leaves the failure message empty.
+def ctest_verdicts(log):
+    verdicts = {}
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return verdicts
+    for m in re.finditer(r"^\s*\d+/\d+ Test\s+#\d+: (.+?) \.+\s*(\**)(.+?)\s+[\d.]+ sec$", text, re.M):
+        verdicts[m.group(1)] = m.group(3).strip()
+    return verdicts
+
+
+def parse_junit(path, verdicts):
+    tests = []
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError):
+        return tests
+    for case in root.iter("testcase"):
+        out = case.findtext("system-out") or ""
+        failure, skipped = case.find("failure"), case.find("skipped")
+        name = case.get("name")
+        verdict = verdicts.get(name, "")
+        t = {"name": name, "time": float(case.get("time") or 0), "output": out}
+        if skipped is not None or case.get("status") == "notrun":
+            t["result"] = "skipped"
+            # Catch2: "file:line: SKIPPED:\nexplicitly with message:\n  <reason, wrapped>\n\n".
+            reason = re.search(r"SKIPPED:\s*\n(?:explicitly with message:\s*\n)?((?:[ \t]+\S.*\n?)+)", out)
+            why = " ".join(reason.group(1).split()) if reason else "no reason given"
+            t["skip_reason"] = why
+            t["output"] = f"skipped here (not graded): {why}\n\n" + out
+        elif failure is not None or case.get("status") == "fail":
+            t["result"] = "failed"
+            if verdict.startswith("Timeout"):
+                t["timed out"] = True
+                t["output"] = ("TIMED OUT: the test ran past its time limit (an endless loop, or a "
+                               "kernel that never finishes?)\n" + out)
+            elif verdict.startswith("Exception") or verdict.startswith("Child aborted"):
+                t["crashed"] = True
+                t["output"] = f"CRASHED ({verdict}): the program stopped before the test ended\n" + out
+        else:
+            t["result"] = "passed"
+        if len(out) >= HUGE_OUTPUT or "exceeds the threshold" in out or "was removed since" in out:
+            t["prints megabytes"] = True
+        tests.append(t)
+    return tests
 
 
 def thread_sanitizer_race(output, source_name, source):

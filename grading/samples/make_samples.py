@@ -112,9 +112,13 @@ ESCAPE = """
     if (!written) {
       written = true;
       if (FILE* f = std::fopen("../../escaped.txt", "w")) { std::fputs("hi\\n", f); std::fclose(f); }
-      std::string grader = __FILE__;
-      grader = grader.substr(0, grader.find_last_of('/') + 1) + "grader.cpp";
-      if (FILE* f = std::fopen(grader.c_str(), "a")) { std::fputs("// was here\\n", f); std::fclose(f); }
+      // (C functions only: it runs inside a __host__ __device__ function, where the simulator's
+      // Clang build, like nvcc's device pass, lets only device functions be called.)
+      char grader[4096];
+      int folder = std::snprintf(grader, sizeof grader, "%s", __FILE__);
+      while (folder > 0 && grader[folder - 1] != '/') --folder;
+      std::snprintf(grader + folder, sizeof grader - folder, "grader.cpp");
+      if (FILE* f = std::fopen(grader, "a")) { std::fputs("// was here\\n", f); std::fclose(f); }
     } }
 #endif
 """

@@ -66,7 +66,9 @@ def lab_sources(build):
     found = set()
     for e in compile_commands(build):
         f = Path(e["directory"], e["file"])
-        if f.suffix == ".cu" and re.match(r"lab\d\d_", f.name):
+        # (A generated source the build has not made yet, e.g. a mistake outside the default
+        # targets, is not compiled by it.)
+        if f.suffix == ".cu" and re.match(r"lab\d\d_", f.name) and f.is_file():
             found.add(f.resolve())
         elif f.parent.name == "sim_sources" and f.is_file():
             m = re.search(r'(?:#include|#line 1) "([^"]+\.cu)"', f.read_text(errors="replace"))

@@ -8,6 +8,7 @@
 # usage: check_gradescope.sh WORK_DIR   (GRADE_LAB: the lab, default lab01)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/grading/tests/require_counters.sh"
 work=${1:?usage: check_gradescope.sh WORK_DIR}
 lab=${GRADE_LAB:-lab01}
 folder=$(basename "$(ls -d "$root/${lab}"_*/)")

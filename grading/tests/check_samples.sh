@@ -6,6 +6,7 @@
 # usage: check_samples.sh WORK_DIR   (GRADE_PRESET, GRADE_LABELS, GRADE_CMAKE_ARGS as for grade.py)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/grading/tests/require_counters.sh"
 work=${1:?usage: check_samples.sh WORK_DIR}
 lab=${GRADE_LAB:-lab01}
 # A test that hangs costs its limit; the whole run of a submission stops at GRADE_TIMEOUT.

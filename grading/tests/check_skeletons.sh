@@ -7,6 +7,7 @@
 #        default every lab)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/grading/tests/require_counters.sh"
 work=${1:?usage: check_skeletons.sh WORK_DIR}
 export GRADE_GPUS=none GRADE_TEST_TIMEOUT=${GRADE_TEST_TIMEOUT:-120}
 rm -rf "$work" && mkdir -p "$work" || exit 1

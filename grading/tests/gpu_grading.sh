@@ -3,8 +3,8 @@
 # engine in each sandbox mode this machine can set up (bubblewrap; the unprivileged-user mode as
 # root), then the correct one with the [perf] tests on Nsight Compute's counters (--ncu) where
 # ncu is on PATH, and checks the grades: the correct sample scores every point, the skeleton and
-# every cheat 0, a crash is recorded as crashed, host counting as such; the GPU tests ran (not
-# skipped) inside the sandbox.
+# every cheat 0, a crash is recorded as crashed and loses the points of the tests that crash,
+# host counting as such; the GPU tests ran (not skipped) inside the sandbox.
 #
 # usage: grading/tests/gpu_grading.sh [WORK_DIR]   (default build/gpu-grading; GRADE_LAB, GRADE_BWRAP)
 set -uo pipefail
@@ -48,11 +48,17 @@ for r in sorted(out.glob("*/results.json")):
     if e.get("sandbox") != mode:
         problems.append(f"graded in sandbox {e.get('sandbox')}, not {mode}")
     if kind == "correct":
-        if not (d["score"] == e["max_score"] > 0):
-            problems.append(f"scores {d['score']} of {e['max_score']}")
+        # Every point, and the private tests' extra credit on top.
+        extra = e.get("extra_credit", {})
+        if not (d["score"] == e["max_score"] + extra.get("max_score", 0) and e["max_score"] > 0):
+            problems.append(f"scores {d['score']} of {e['max_score']} (+{extra.get('max_score', 0)} extra)")
         skipped = [t["name"] for t in d["tests"] if "status" not in t]
         if any(" gpu" in t or "[gpu]" in t for t in skipped):
             problems.append(f"GPU tests skipped: {skipped[:3]}")
+    elif kind == "crash":
+        # Its first answer crashes on the host: the tests that call it fail, the others pass.
+        if not d["score"] < e["max_score"]:
+            problems.append(f"scores {d['score']} of {e['max_score']} (must lose points)")
     elif d["score"] != 0:
         problems.append(f"scores {d['score']} (must be 0)")
     if kind == "crash" and "crashed" not in e["status"]:

@@ -11,6 +11,7 @@
 # usage: slurm_test.sh WORK_DIR   (GRADE_PRESET, GRADE_LABELS, GRADE_CMAKE_ARGS as for grade.py)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/grading/tests/require_counters.sh"
 work=${1:?usage: slurm_test.sh WORK_DIR}
 lab=${GRADE_LAB:-lab01}
 deadline=${SLURM_TEST_DEADLINE:-600}

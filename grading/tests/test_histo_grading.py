@@ -612,7 +612,7 @@ class ExtraCreditAndCost(unittest.TestCase):
         points = {"default": 1.0, "visibility": "visible",
                   "tests": [{"pattern": "*: cost: *", "points": 2}]}
         return SimpleNamespace(lab="lab04", points=points, settings=settings, not_selected={},
-                               engine="sim", preset="sim", labels=["cpu|sim"], key="k" * 64,
+                               engine="sim", preset="sim", labels=["cpu|sim"], key="k" * 64, sandbox=None, rng_seed=1,
                                course_paths=lambda text: text)
 
     def test_private_tests_are_extra_credit_and_the_cost_says_what_counted_it(self):

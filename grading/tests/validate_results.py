@@ -84,8 +84,9 @@ def main():
         p = Path(arg)
         files += sorted(p.glob("*/results.json")) if p.is_dir() else [p]
     if not files:
-        print("no results.json given or found")
-        return 1
+        # grading.samples, which writes them, was skipped here (no Clang) or graded nothing.
+        print("skipped: no results.json given or found")
+        return 77
     failed = 0
     for f in files:
         found = problems(json.loads(f.read_text()))

@@ -524,7 +524,10 @@ def classroom(work):
     proc = subprocess.run(["/bin/sh", "-c", step["with"]["command"]], cwd=tree, capture_output=True,
                           text=True, env={"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")})
     out = proc.stdout + proc.stderr
-    check(proc.returncode != 0 and "NOT BUILT" in out and f"{source.name}:" in out and "error" in out,
+    # The compiler's "file:line:" (GCC, Clang) or "file(line):" (nvcc, which the simulator's build
+    # also runs where it is installed).
+    check(proc.returncode != 0 and "NOT BUILT" in out and re.search(re.escape(source.name) + r"[:(]", out)
+          and "error" in out,
           f"a {lab} source that does not compile: its test's output shows the compiler's error "
           f"({out.strip().splitlines()[:4]})")
     run(["git", "checkout", "-q", "--", str(source.relative_to(tree))], cwd=tree)

@@ -45,12 +45,13 @@ bool l2_resident(const LaunchCounters& c, const GpuShape& gpu) {
   return gpu.l2_resident_bytes > 0 && gpu.l2_read_gbps > 0 && double(c.dram_read_bytes) <= gpu.l2_resident_bytes;
 }
 
-// The bounds of one launch, in model.hpp's order.
+// The bounds of one launch: one per Resource (model.hpp), at its index.
 std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu) {
-  std::vector<Bound> b;
+  std::vector<Bound> b(static_cast<size_t>(Resource::count));
+  auto bound = [&](Resource r, double seconds) { b[size_t(r)] = {resource_name(r), seconds}; };
   const bool resident = l2_resident(c, gpu);
   const KernelResources r = kernel_resources(c.kernel);
-  b.push_back({kResources[0], resident ? 0.0 : c.dram_read_bytes / (gpu.dram_read_gbps * 1e9)});
+  bound(Resource::dram_reads, resident ? 0.0 : c.dram_read_bytes / (gpu.dram_read_gbps * 1e9));
   // Resident warps: the occupancy calculator's answer for this kernel on this GPU's shape.
   int per_sm = 1;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c.kernel, int(c.block), 0) != cudaSuccess)
@@ -66,22 +67,21 @@ std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu) {
   const double request_ns = resident && gpu.l2_load_request_ns > 0 ? gpu.l2_load_request_ns : gpu.load_request_ns;
   const double chain_ns = rounds * request_ns + c.shared_load_instructions * gpu.shared_load_latency_ns;
   const double waves = std::max(1.0, std::ceil(c.grid / resident_blocks));
-  b.push_back({kResources[1], chain_ns / warps * waves * 1e-9});
-  b.push_back({kResources[2], c.global_load_sectors / (gpu.sm_count * gpu.load_sectors_per_sm_per_s)});
+  bound(Resource::load_latency, chain_ns / warps * waves * 1e-9);
+  bound(Resource::load_sectors, c.global_load_sectors / (gpu.sm_count * gpu.load_sectors_per_sm_per_s));
   uint64_t busiest = 0, busiest_atomic = 0;
   for (size_t sm = 0; sm < c.shared_wavefronts_per_sm.size(); ++sm) {
     busiest = std::max(busiest, c.shared_wavefronts_per_sm[sm]);
     busiest_atomic = std::max(busiest_atomic, c.shared_atomic_wavefronts_per_sm[sm]);
   }
-  b.push_back({kResources[3], busiest / gpu.shared_wavefronts_per_sm_per_s +
-                                  busiest_atomic / gpu.shared_atomic_wavefronts_per_sm_per_s});
-  b.push_back({kResources[4], c.busiest_address_sectors / gpu.atomic_one_address_per_s});
+  bound(Resource::shared_memory,
+        busiest / gpu.shared_wavefronts_per_sm_per_s + busiest_atomic / gpu.shared_atomic_wavefronts_per_sm_per_s);
+  bound(Resource::atomics_on_one_word, c.busiest_address_sectors / gpu.atomic_one_address_per_s);
   const double rate = c.atomic_footprint_bytes <= 65536 ? gpu.atomic_region_1k_per_s : gpu.atomic_spread_per_s;
-  b.push_back({kResources[5], c.global_atomic_sectors / rate});
-  b.push_back({kResources[6], gpu.l2_read_gbps > 0 ? c.dram_read_bytes / (gpu.l2_read_gbps * 1e9) : 0.0});
-  b.push_back({kResources[7], r.sass ? issued_instructions(c) / (std::min<double>(c.grid, gpu.sm_count) *
-                                                                gpu.issue_per_sm_per_cycle * gpu.clock_mhz * 1e6)
-                                     : 0.0});
+  bound(Resource::global_atomics, c.global_atomic_sectors / rate);
+  bound(Resource::l2_reads, gpu.l2_read_gbps > 0 ? c.dram_read_bytes / (gpu.l2_read_gbps * 1e9) : 0.0);
+  const double issue_per_s = std::min<double>(c.grid, gpu.sm_count) * gpu.issue_per_sm_per_cycle * gpu.clock_mhz * 1e6;
+  bound(Resource::instruction_issue, r.sass ? issued_instructions(c) / issue_per_s : 0.0);
   return b;
 }
 
@@ -135,16 +135,39 @@ BindingAndNext binding_and_next(const Prediction& p, const GpuShape& gpu, size_t
   return {named(p.bounds[0]), p.bounds.size() > 1 ? named(p.bounds[1]) : "-"};
 }
 
+namespace {
+
+// How a sampled launch's counters reach the whole grid: MemoryCounts and each site's counts, and
+// these, grow with the blocks; the per-SM vectors are spread over the SMs (below); the launch's
+// shape, its atomics' footprint and its static shared memory are the same for any number of
+// blocks.
+constexpr uint64_t LaunchCounters::*kGrowWithBlocks[] = {
+    &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_address_sectors,
+    &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds, &LaunchCounters::warps,
+    &LaunchCounters::blocks_run};
+// LaunchCounters' fields as the list above sorts them: a field added to LaunchCounters and not to
+// one of the lists above changes its size, and this fails to compile until it is placed.
+struct AccountedFields : MemoryCounts {
+  const void* kernel;
+  unsigned grid, block;
+  uint64_t grow_with_blocks[sizeof kGrowWithBlocks / sizeof kGrowWithBlocks[0]];
+  uint64_t atomic_footprint_bytes;
+  std::vector<uint64_t> per_sm[3];
+  size_t static_shared_bytes;
+  std::vector<SiteCounts> sites;
+};
+static_assert(sizeof(AccountedFields) == sizeof(LaunchCounters),
+              "a LaunchCounters field that scaled_to_grid does not account for");
+
+}  // namespace
+
 LaunchCounters scaled_to_grid(const LaunchCounters& sampled) {
   if (sampled.blocks_run == 0 || sampled.blocks_run >= sampled.grid) return sampled;
   LaunchCounters c = sampled;
   const double f = double(sampled.grid) / double(sampled.blocks_run);
   static_cast<MemoryCounts&>(c) = sampled.scaled(f);
   for (SiteCounts& s : c.sites) s.counts = s.counts.scaled(f);
-  for (uint64_t LaunchCounters::*field :
-       {&LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_address_sectors,
-        &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds, &LaunchCounters::warps, &LaunchCounters::blocks_run})
-    c.*field = uint64_t(double(sampled.*field) * f + 0.5);
+  for (uint64_t LaunchCounters::*field : kGrowWithBlocks) c.*field = uint64_t(double(sampled.*field) * f + 0.5);
   // Per SM: the mean block's share times the blocks the SM gets, grid / SMs or one more.
   for (std::vector<uint64_t> LaunchCounters::*per_sm :
        {&LaunchCounters::shared_wavefronts_per_sm, &LaunchCounters::shared_atomic_wavefronts_per_sm,

@@ -27,12 +27,15 @@ import argparse
 import csv
 import os
 import re
+from pathlib import Path
 import subprocess
 import sys
 import tempfile
 
-RESOURCES = {"DRAM reads", "load latency", "load sectors", "shared memory", "atomics on one word",
-             "global atomics", "launch overhead"}
+# The model's resources as histo_sim/model.hpp declares them (kResources), and launch overhead.
+MODEL_HPP = Path(__file__).resolve().parents[1] / "include" / "histo_sim" / "model.hpp"
+RESOURCES = set(re.findall(r'"([^"]+)"', re.search(r"kResources\[\] = \{(.*?)\};", MODEL_HPP.read_text(),
+                                                    re.S).group(1))) | {"launch overhead"}
 UNIT = re.compile(r"/|%|GB/s|\(pred time\)|blocks x threads")
 KINDS = {"ld": "ld", "st": "st", "at": "atom"}
 

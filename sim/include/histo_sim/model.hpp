@@ -13,10 +13,17 @@
 
 namespace histo_sim {
 
-// The resources the model bounds, in the order launch_bounds computes them.
+// The resources the model bounds (model.cpp says how each is computed), and their names, by
+// Resource: a Prediction's `bounds` hold one per resource, in this order.
+enum class Resource {
+  dram_reads, load_latency, load_sectors, shared_memory, atomics_on_one_word, global_atomics, l2_reads,
+  instruction_issue, count
+};
 inline constexpr const char* kResources[] = {"DRAM reads",    "load latency",        "load sectors",
                                              "shared memory", "atomics on one word", "global atomics",
                                              "L2 reads",      "instruction issue"};
+static_assert(sizeof kResources / sizeof kResources[0] == size_t(Resource::count), "a name per Resource");
+inline const char* resource_name(Resource r) { return kResources[size_t(r)]; }
 
 struct Bound {
   const char* resource;  // "DRAM reads", "shared memory", ...
