@@ -300,8 +300,8 @@ static void early() { volatile int ran = 1; (void)ran; }
 __attribute__((section(".init_array"), used)) static void (*run_early)() = early;
 """,
 }
-# Host code added at the start of the first answer region (which the CPU tests reach).
-IN_FIRST_ANSWER = {
+# Host code added to the host function that makes the first launch (which every kernel test reaches).
+IN_LAUNCHER = {
     "getenv": '  {{ volatile const char* seen = std::getenv("HISTO_GRADER_MAX_N"); (void)seen; }}\n',
     "system": '  {{ static bool ran = false; if (!ran) {{ ran = true; (void)std::system("cat /etc/passwd"); }} }}\n',
     "fork": "  {{ static bool forked = false; if (!forked) {{ forked = true; if (fork() == 0) _exit(0); }} }}\n",
@@ -387,12 +387,20 @@ def cheat(kind, lab, folder, skeleton, solution, grading_out):
         return name, text + AT_END[kind].replace("{lab}", lab).replace("{folder}", folder), None
     if kind == "macro-private":
         return name, "// Opens every class of the headers below to this file.\n#define private public\n" + solution, None
-    if kind in IN_FIRST_ANSWER:
-        code = "#ifndef __CUDA_ARCH__\n" + IN_FIRST_ANSWER[kind].format() + "#endif\n"
-        text = insert_after_first_answer(solution, lab, code)
+    if kind in IN_LAUNCHER:
+        # In host code (the provided launcher): device code calling a host function does not
+        # compile, with nvcc as in the simulator's Clang build; these are for the code check.
+        text = insert_before_first_launch(solution, IN_LAUNCHER[kind].format())
         include = INCLUDES_FOR.get(kind)
         return name, (f"#include {include}\n" if include else "") + text, None
     return None
+
+
+def insert_before_first_launch(text, code):
+    """`code` as the first lines of the host function that makes the source's first launch."""
+    at = text.index("histo::launch(")
+    line = text.rindex("\n", 0, at) + 1
+    return text[:line] + code + text[line:]
 
 
 def insert_after_first_answer(text, lab, code):
