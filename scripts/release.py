@@ -14,8 +14,10 @@ OUT (new or empty) becomes a fresh git repository with one commit, holding:
                     in from report/ (scripts/fill_slides.py --student)
   report/README.md  where the handouts' measured numbers come from (the run itself stays here)
   .github/workflows/classroom.yml   GitHub Classroom autograding (see below)
-  scripts/status.sh, status.py, watch.sh, watch.py, run_test.sh, install_tools.sh, figures.py;
-                    grading/*.py (status.py reads ctest's JUnit files with grading/grade.py)
+  scripts/status.sh, watch.sh, run_test.sh, sim_run.sh, install_tools.sh, figures.py, and
+                    every file a released script runs or imports (watch.sh runs watch.py, which
+                    imports status.py, which reads ctest's JUnit files with grading/histo_grading);
+                    grading/*.py
 It leaves out solutions/, grading/ (points, private tests, the Gradescope bundle, samples),
 report/ (a benchmark of the solutions), the slide sources, the instructor scripts and .ci/.
 Each lab's near-code hints (the handout's "Hint N (near code)" blocks) are left out too, unless
@@ -36,6 +38,10 @@ that lab's students, whether the earlier lab is released with it or after it. In
 such a line becomes a TODO region asking for the student's own (their lab05 version), and its
 handout says which; --keep-provided lab05 keeps them as provided, for a release made once lab05
 is over.
+
+A release where a released script runs or imports a file that the release lacks (a
+"$(dirname "$0")/NAME" of a shell script, a Python import found in the course tree) is refused:
+nothing is written. Such files are released with their scripts, never listed by hand.
 
 The solution-line check runs on every release and fails it (nothing is committed) when a
 released file contains an answer. An answer line of lab NN is a line inside a
@@ -59,9 +65,11 @@ simulator (tagged [large]: inputs of gigabytes; and the race demonstrations that
 parallel threads) are graded on a GPU machine instead and are not listed.
 """
 import argparse
+import ast
 import fnmatch
 import json
 import os
+import posixpath
 import re
 import shlex
 import shutil
@@ -77,12 +85,21 @@ PROVIDED_SUFFIXES = {".cu", ".cuh", ".h", ".hpp", ".cpp", ".in"}
 SHARED_CODE = ("common", "sim", "bench")
 # Copied as they are (besides the labs); everything else of the course tree stays behind.
 KEPT_DIRS = ("common", "sim", "bench", "cmake", "notebooks")
-KEPT_FILES = ("CMakeLists.txt", ".gitignore", "scripts/status.sh", "scripts/status.py",
+# The scripts here are the students' entry points: what they run or import comes with them.
+KEPT_FILES = ("CMakeLists.txt", ".gitignore", "scripts/status.sh",
               "scripts/watch.sh", "scripts/run_test.sh", "scripts/install_tools.sh",
               "scripts/figures.py", "scripts/sim_run.sh")
 KEPT_GLOBS = ("grading/*.py", "grading/histo_grading/*.py")
 # Instructor-only parts of the kept folders: mistakes made on purpose on the solutions.
 LEFT_OUT_DIRS = ("common/tests/mistakes/",)
+NEVER_RELEASED = LEFT_OUT_DIRS + ("solutions/",)
+# What a released script runs or imports from the course tree goes with it (script_dependencies):
+# a shell script's "$(dirname "$0")/NAME" and "$repo/PATH" (repo being the script's parent
+# folder's parent), a Python script's imports from its own folder, from the folders it puts on
+# sys.path (os.path.join(ROOT, "grading")) and relative ones from its package.
+SHELL_SIBLING = re.compile(r'\$\(dirname "?\$0"?\)/([\w./-]+)')
+SHELL_REPO = re.compile(r'\$\{?repo\}?/([\w./-]+)')
+PYTHON_PATH = re.compile(r'sys\.path\.insert\(\s*0\s*,\s*os\.path\.join\(\s*ROOT((?:\s*,\s*"[\w.-]+")*)\s*\)')
 # Text of the course's Markdown that names what only the course tree has (report/'s run, the
 # instructor scripts): left out of every released Markdown file.
 COURSE_ONLY = re.compile(r"<!-- course-only -->.*?<!-- /course-only -->", re.S)
@@ -338,16 +355,120 @@ def withhold_handed_out(stage, labs, keep_provided, root=ROOT):
 # ----------------------------------------------------------------------------------------------
 # What the release holds.
 
+def python_module_files(name, level, script, search, files):
+    """The course files (of `files`) that importing `name` from `script` loads: the module and
+    its packages' __init__.py; [] for a module the course does not have (the standard library)."""
+    if level:
+        bases = [posixpath.dirname(script)]
+        for _ in range(level - 1):
+            bases = [posixpath.dirname(bases[0])]
+    else:
+        bases = search
+    parts = name.split(".") if name else []
+    for base in bases:
+        found = []
+        for i in range(1, len(parts) + 1):
+            stem = posixpath.join(base, *parts[:i])
+            for candidate in (stem + ".py", posixpath.join(stem, "__init__.py")):
+                if candidate.lstrip("./") in files:
+                    found.append(candidate.lstrip("./"))
+        if found:
+            return found
+    return []
+
+
+def script_dependencies(path, text, files):
+    """The course files (relative paths, of `files`) that the script at `path` runs or imports,
+    and the paths it names that `files` lacks, as (present, missing)."""
+    here = posixpath.dirname(path)
+    present, missing = set(), set()
+
+    def named(target):
+        target = posixpath.normpath(target)
+        if target in files:
+            present.add(target)
+            return
+        under = [f for f in files if f.startswith(target + "/")]
+        if under:
+            present.update(under)
+        else:
+            missing.add(target)
+
+    if path.endswith(".sh"):
+        refs = [posixpath.join(here, m) for m in SHELL_SIBLING.findall(text)]
+        refs += SHELL_REPO.findall(text) if "repo=" in text else []
+        for ref in refs:
+            # Not the tree itself ("$(dirname "$0")/.."), nor what it writes under build/.
+            if posixpath.basename(posixpath.normpath(ref)) not in ("", ".", "..") and \
+                    not posixpath.normpath(ref).startswith("build/"):
+                named(ref)
+    elif path.endswith(".py"):
+        search = [here] + [posixpath.join(*re.findall(r'"([^"]+)"', m)) if m else "."
+                           for m in PYTHON_PATH.findall(text)]
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            return present, missing
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                imports = [(a.name, 0) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                # "from . import codecheck": each name may be a module of the package.
+                imports = [(base, node.level)] + [(f"{base}.{a.name}".lstrip("."), node.level)
+                                                  for a in node.names]
+            else:
+                continue
+            for name, level in imports:
+                present.update(python_module_files(name, level, path, search, files))
+    present.discard(path)
+    return present, missing
+
+
+def with_dependencies(chosen, files, read=lambda f: (ROOT / f).read_text(errors="replace")):
+    """`chosen` and, transitively, every course file a chosen script runs or imports (never a
+    solution or an instructor-only file: check_dependencies then refuses the release)."""
+    chosen, todo = set(chosen), sorted(chosen)
+    files = set(files)
+    while todo:
+        f = todo.pop()
+        if not f.endswith((".sh", ".py")):
+            continue
+        present, _ = script_dependencies(f, read(f), files)
+        for dep in sorted(present - chosen):
+            if not dep.startswith(NEVER_RELEASED):
+                chosen.add(dep)
+                todo.append(dep)
+    return sorted(chosen)
+
+
+def check_dependencies(stage, course=None):
+    """Sentences, one per file that a released script runs or imports and the release lacks."""
+    stage = Path(stage)
+    released = {str(p.relative_to(stage)) for p in stage.rglob("*")
+                if p.is_file() and ".git" not in p.relative_to(stage).parts}
+    known = released | set(course if course is not None else course_files())
+    problems = []
+    for f in sorted(released):
+        if not f.endswith((".sh", ".py")):
+            continue
+        present, missing = script_dependencies(f, (stage / f).read_text(errors="replace"), known)
+        for dep in sorted((present - released) | missing):
+            problems.append(f"{f} runs or imports {dep}, which the release lacks")
+    return problems
+
+
 def released_files(labs, folders):
     keep_labs = {folders[lab] for lab in labs}
     chosen = []
-    for f in course_files():
+    files = course_files()
+    for f in files:
         top = f.split("/", 1)[0]
         in_dir = "/" in f and (top in keep_labs or top in KEPT_DIRS)
         globbed = any(fnmatch.fnmatchcase(f, g) and f.count("/") == g.count("/") for g in KEPT_GLOBS)
         if (in_dir or f in KEPT_FILES or globbed) and not f.startswith(LEFT_OUT_DIRS):
             chosen.append(f)
-    return chosen
+    return with_dependencies(chosen, files)
 
 
 def student_handout(text, code_hints, with_slides):
@@ -647,6 +768,12 @@ def release(out, labs, code_hints, keep_provided=()):
         (stage / ".github" / "workflows").mkdir(parents=True)
         (stage / ".github" / "workflows" / "classroom.yml").write_text(workflow)
 
+        lacking = check_dependencies(stage)
+        if lacking:
+            for problem in lacking:
+                print(f"MISSING: {problem}", file=sys.stderr)
+            raise SystemExit(f"release: {len(lacking)} file(s) that released scripts need are not in "
+                             "the release: nothing was written")
         failures, notes = check_solution_lines(stage, answer_lines(), code_hints=code_hints, released=labs)
         for n in notes:
             print(f"note: {n}")

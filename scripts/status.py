@@ -59,19 +59,29 @@ def grader_targets(build_dir, lab, side):
     return sorted(set(re.findall(r"^(%s_%s(?:_sim)?_grader)\b" % (lab, side), out, re.M)))
 
 
+# A compiler's error line: Clang's and GCC's "FILE:LINE:COL: error: ..." (or "FILE:LINE: error:"),
+# nvcc's "FILE(LINE): error: ..." ("catastrophic error" where it cannot go on; "error #N-D" with
+# its numbers shown).
+COMPILER_ERROR = re.compile(r"^(?P<file>\S+?)(?::(?P<line>\d+)(?::\d+)?|\((?P<nvcc_line>\d+)\)): "
+                            r"(?:fatal |catastrophic )?error(?: #[\w-]+)?: (?P<message>.*)$")
+
+
 def first_error(log):
-    """The first compiler error of a build log, its file named from the course's root, with the
-    line after it (the code it points at), or the log's last lines."""
+    """The first compiler error of a build log (COMPILER_ERROR), as FILE:LINE: MESSAGE, its file
+    named from the course's root, with the line after it (the code it points at), or the log's
+    last lines."""
     lines = log.splitlines()
     for i, line in enumerate(lines):
-        m = re.match(r"^(\S+?):(\d+)(?::\d+)?: (?:fatal )?error: (.*)$", line)
+        m = COMPILER_ERROR.match(line)
         if m:
-            path = os.path.relpath(os.path.normpath(os.path.join(ROOT, "build", "x", m.group(1)))
-                                   if not os.path.isabs(m.group(1)) else m.group(1), ROOT)
+            where = m.group("file")
+            path = os.path.relpath(os.path.normpath(os.path.join(ROOT, "build", "x", where))
+                                   if not os.path.isabs(where) else where, ROOT)
             if path.startswith(".."):
-                path = m.group(1)
+                path = where
             code = lines[i + 1].strip() if i + 1 < len(lines) else ""
-            return "%s:%s: %s%s" % (path, m.group(2), m.group(3), ("\n      " + code) if code else "")
+            return "%s:%s: %s%s" % (path, m.group("line") or m.group("nvcc_line"), m.group("message"),
+                                    ("\n      " + code) if code else "")
     tail = [l for l in lines if l.strip()][-3:]
     return " / ".join(tail) or "the build failed (no message)"
 

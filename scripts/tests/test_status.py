@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""CTest "status.unit": what scripts/status.sh says, on made-up ctest results (no build): a cost
-test failing alone is "correct, but slow", never "wrong"; a sanitizer failure is a race (or a bad
-access) only where the sanitizer reported one, else a crash or a failed check; a lab that does not
-compile shows its first error, named from the course's root."""
+"""CTest "status.unit": what scripts/status.sh and scripts/watch.sh say, on made-up ctest results
+and build logs (no build): a cost test failing alone is "correct, but slow", never "wrong"; a
+sanitizer failure is a race (or a bad access) only where the sanitizer reported one, else a crash
+or a failed check; a lab that does not compile shows its first error, named from the course's
+root, in Clang's form and in nvcc's; watch names a TODO only when a step failed."""
+import contextlib
+import io
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import status  # noqa: E402
+import watch  # noqa: E402
 
 JUNIT = """<?xml version="1.0" encoding="UTF-8"?>
 <testsuite tests="{n}">
@@ -72,6 +78,58 @@ class Status(unittest.TestCase):
         kinds = {"cpu": dict(status.new_entry(), broken=error)}
         self.assertEqual(status.describe(kinds["cpu"]), "DOES NOT COMPILE")
         self.assertIn("does not compile", status.next_step("lab04", kinds, {}, "student"))
+
+    def test_nvccs_errors_name_their_file_and_line(self):
+        log = ("[1/4] Building CUDA object x.o\nFAILED: lab01_naive/x.o\n/usr/local/cuda/bin/nvcc ...\n"
+               "../../lab01_naive/lab01_naive.cu(42): error: identifier \"undefined_thing\" is undefined\n"
+               "    undefined_thing(p);\n    ^\n\n"
+               "1 error detected in the compilation of \"../../lab01_naive/lab01_naive.cu\".\n")
+        self.assertEqual(status.first_error(log),
+                         "lab01_naive/lab01_naive.cu:42: identifier \"undefined_thing\" is undefined"
+                         "\n      undefined_thing(p);")
+        absolute = "/src/lab02_interleaved/lab02_interleaved.cu(7): catastrophic error: cannot open source file \"x.h\"\n"
+        self.assertEqual(status.first_error(absolute),
+                         "/src/lab02_interleaved/lab02_interleaved.cu:7: cannot open source file \"x.h\"")
+        numbered = "lab03.cu(9): error #20-D: identifier \"y\" is undefined\n"
+        self.assertTrue(status.first_error(numbered).endswith(':9: identifier "y" is undefined'))
+        # GCC without a column, and a fatal error.
+        self.assertTrue(status.first_error("a.cpp:3: error: expected ';'\n").endswith("a.cpp:3: expected ';'"))
+        self.assertIn(":1: nope.h: No such file or directory",
+                      status.first_error("b.cu:1:10: fatal error: nope.h: No such file or directory\n"))
+        # A warning before it is no error.
+        self.assertTrue(status.first_error("c.cu(4): warning #177-D: unused\nc.cu(9): error: bad\n")
+                        .endswith("c.cu:9: bad"))
+
+
+class Watch(unittest.TestCase):
+    """watch.one_round on a lab with its build and test runs made up."""
+
+    def round(self, failure):
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp) / "lab01_naive"
+            folder.mkdir()
+            (folder / "lab01_naive.cu").write_text(
+                "int f() {\n  // TODO(lab01) begin: segment_bounds (about 4 lines)\n  return 1;\n"
+                "  // TODO(lab01) end\n}\n")
+            built = subprocess.CompletedProcess([], 0, "", "")
+            out = io.StringIO()
+            with mock.patch.object(watch, "ROOT", tmp), \
+                    mock.patch.object(watch.subprocess, "run", return_value=built), \
+                    mock.patch.object(watch, "run_step", side_effect=failure), \
+                    contextlib.redirect_stdout(out):
+                passed = watch.one_round("lab01", {"lab01": "lab01_naive"}, tmp)
+            return passed, out.getvalue()
+
+    def test_a_round_where_every_step_passed_names_no_todo(self):
+        passed, out = self.round([None, None, None])
+        self.assertTrue(passed)
+        self.assertIn("every step passed", out)
+        self.assertNotIn("TODO", out)
+
+    def test_a_failed_step_names_the_next_todo(self):
+        passed, out = self.round(["FAILED (grader.cpp:5):\n  REQUIRE( x ) is false\n"])
+        self.assertFalse(passed)
+        self.assertIn("next TODO: lab01_naive.cu:2: segment_bounds (about 4 lines)", out)
 
 
 if __name__ == "__main__":
