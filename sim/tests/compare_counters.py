@@ -124,8 +124,12 @@ def main():
     p.add_argument("--size", default="16M")
     p.add_argument("--tolerance", type=float, default=0.02)
     p.add_argument("--table", action="store_true", help="print every counter, not only failures")
+    p.add_argument("--datasets", help="only these datasets of the Nsight Compute table (a,b): "
+                   "every kernel on fewer inputs (the quick tier of tests, docs/testing.md)")
     args = p.parse_args()
-    ncu = {(r["kernel"], r["dataset"]): r for r in csv.DictReader(open(args.ncu))}
+    only = set(args.datasets.split(",")) if args.datasets else None
+    ncu = {(r["kernel"], r["dataset"]): r for r in csv.DictReader(open(args.ncu))
+           if only is None or r["dataset"] in only}
     if args.run:
         datasets = sorted({d for _, d in ncu})
         out = os.path.join(tempfile.mkdtemp(), "sim_counters.csv")

@@ -68,9 +68,14 @@ def main():
     p.add_argument("--max-median", type=float, default=0.25)
     p.add_argument("--order", choices=("required", "reported"), default="required",
                    help="with --check: whether a pair out of order fails")
+    p.add_argument("--datasets", help="only these datasets of the measured table (a,b): every "
+                   "kernel on fewer inputs (the quick tier of tests, docs/testing.md)")
     args = p.parse_args()
+    only = set(args.datasets.split(",")) if args.datasets else None
     measured = {}
     for r in csv.DictReader(open(args.measured)):
+        if only is not None and r["dataset"] not in only:
+            continue
         if r["result"] in ("ok", "read only") and r["gbps"]:
             measured[(r["kernel"], r["dataset"])] = (float(r["gbps"]), int(r["bytes"]))
     if args.run:
