@@ -193,6 +193,17 @@ def check_contents(repo, labs, folders):
     check("solutions/" not in md, "no Markdown file mentions solutions/")
     absent = absent_files(repo, files)
     check(not absent, f"no Markdown file names a file the release lacks ({absent[:6]})")
+    # Every released script that takes --help (argparse's) starts: what it runs or imports was
+    # released with it (watch.sh runs watch.py, which imports status.py).
+    for script in sorted(f for f in files if re.match(r"scripts/\w+\.(sh|py)$", f)):
+        text = (repo / script).read_text(errors="replace")
+        python = re.search(r'"\$\(dirname "\$0"\)/(\w+\.py)"', text)
+        if "argparse" in (text if script.endswith(".py") else
+                          (repo / "scripts" / python.group(1)).read_text() if python else ""):
+            proc = run(["bash" if script.endswith(".sh") else sys.executable, script, "--help"],
+                       cwd=repo, expect=None)
+            ran = proc.returncode == 0 and "Traceback" not in proc.stderr
+            check(ran, f"{script} --help runs in the release" + ("" if ran else f": {proc.stderr.strip()[-300:]}"))
     return files
 
 

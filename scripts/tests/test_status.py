@@ -3,7 +3,8 @@
 and build logs (no build): a cost test failing alone is "correct, but slow", never "wrong"; a
 sanitizer failure is a race (or a bad access) only where the sanitizer reported one, else a crash
 or a failed check; a lab that does not compile shows its first error, named from the course's
-root, in Clang's form and in nvcc's; watch names a TODO only when a step failed."""
+root, in Clang's form and in nvcc's; watch names a TODO only when a step failed; a release holds
+what its scripts run or import (scripts/release.py), and refuses to go without it."""
 import contextlib
 import io
 import os
@@ -16,6 +17,7 @@ from unittest import mock
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import release  # noqa: E402
 import status  # noqa: E402
 import watch  # noqa: E402
 
@@ -130,6 +132,36 @@ class Watch(unittest.TestCase):
         passed, out = self.round(["FAILED (grader.cpp:5):\n  REQUIRE( x ) is false\n"])
         self.assertFalse(passed)
         self.assertIn("next TODO: lab01_naive.cu:2: segment_bounds (about 4 lines)", out)
+
+
+class ReleasedScripts(unittest.TestCase):
+    COURSE = {
+        "scripts/watch.sh": 'exec python3 "$(dirname "$0")/watch.py" "$@"\n',
+        "scripts/watch.py": 'sys.path.insert(0, os.path.join(ROOT, "scripts"))\nfrom status import first_error\n',
+        "scripts/status.py": 'import json\nsys.path.insert(0, os.path.join(ROOT, "grading"))\n'
+                             'from histo_grading.tests import parse_junit\n',
+        "grading/histo_grading/__init__.py": "",
+        "grading/histo_grading/tests.py": "from .common import say\nimport re\n",
+        "grading/histo_grading/common.py": "import os\n",
+        "scripts/sim_run.sh": 'repo=$(cd "$(dirname "$0")/.." && pwd)\ncmake -S "$repo/sim/run" -B "$repo/build/sim-run/x"\n',
+        "sim/run/CMakeLists.txt": "",
+        "scripts/gpu_check.sh": "",
+    }
+
+    def test_a_released_script_brings_what_it_runs_and_imports(self):
+        chosen = release.with_dependencies(["scripts/watch.sh", "scripts/sim_run.sh"], self.COURSE,
+                                           read=self.COURSE.get)
+        self.assertEqual(chosen, sorted(set(self.COURSE) - {"scripts/gpu_check.sh"}))
+
+    def test_a_release_lacking_what_a_script_runs_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ("scripts/watch.sh", "scripts/status.py"):
+                (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
+                (Path(tmp) / name).write_text(self.COURSE[name])
+            problems = release.check_dependencies(tmp, course=self.COURSE)
+        self.assertIn("scripts/watch.sh runs or imports scripts/watch.py, which the release lacks", problems)
+        self.assertIn("scripts/status.py runs or imports grading/histo_grading/tests.py, which the "
+                      "release lacks", problems)
 
 
 if __name__ == "__main__":
