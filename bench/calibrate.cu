@@ -2,7 +2,7 @@
 //
 // Each one measures a single resource with a kernel written for that purpose, never a lab
 // kernel, so the model is calibrated on the machine and then tested on the labs, not fitted to
-// them. Printed as JSON (scripts/calibrate.sh writes report/calibration.json):
+// them. Printed as JSON (scripts/gpu_check.sh --part simval writes calibration.json):
 //   launch_us                 an empty kernel, event-timed (median)
 //   launch_after_memset_us    a 1 KiB cudaMemsetAsync, then the empty kernel: what every
 //                             launcher's fixed cost is, since each zeroes its bins first

@@ -34,6 +34,8 @@ list_cases("[cpu]" cpu_cases)
 list_cases("[private]" private_cases)
 # Performance tests (the simulator's counters) carry the tag [perf]: labelled `perf` as well.
 list_cases("[perf]" perf_cases)
+# Tests on inputs of gigabytes carry the tag [large]: they take the GPU lock (below).
+list_cases("[large]" large_cases)
 list_cases("*" all_cases)
 list(LENGTH all_cases total)
 list(LENGTH gpu_cases n_gpu)
@@ -70,8 +72,10 @@ foreach(kind IN LISTS kinds)
       string(APPEND case_labels ";perf")
     endif()
     set(props "LABELS \"${case_labels}\" SKIP_RETURN_CODE 4 TIMEOUT ${TIMEOUT}")
-    if(label STREQUAL "gpu")
-      # GPU tests never share the device with each other (timings, memory, sanitizers).
+    list(FIND large_cases "${case}" large_index)
+    if(label STREQUAL "gpu" AND NOT large_index EQUAL -1)
+      # GPU tests share the device, but one whose input fills gigabytes of it never overlaps
+      # another such test, the integrity check, bench.smoke or a sanitizer run (their lock too).
       string(APPEND props " RESOURCE_LOCK gpu")
     endif()
     string(APPEND content

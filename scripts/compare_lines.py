@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The simulator's per-line counters against Nsight Compute's source view on the H200: writes
-report/lines.md from what scripts/ncu_lines.sh collected on the GPU.
+report/lines.md from what scripts/gpu_check.sh --part ncu collected on the GPU.
 
   scripts/compare_lines.py NCU_DIR [--build build/sim-instructor] [--out report/lines.md]
 
-NCU_DIR holds ncu_lines.sh's output (NAME.csv per kernel, ncu_lines.log). The simulator's side
+NCU_DIR holds that run's ncu/lines/ (NAME.csv per kernel, ncu_lines.log). The simulator's side
 is counted here, on the same input (4 MiB of uniform data, seed 2026), by a simulator build with
 the solutions (the sim-instructor preset): its histo_bench and
 mistake_lab05_slow_merge_unrotated_sim_bench, built when missing, with --lines-csv.
@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KERNELS = [  # (ncu_lines.sh's name, kernel id, which simulator benchmark)
+KERNELS = [  # (the CSV's name in NCU_DIR, kernel id, which simulator benchmark)
     ("lab05_packed", "lab05/packed", "solutions"),
     ("lab05_packed_unrotated", "lab05/packed", "lab05_slow_merge_unrotated"),
     ("lab04_shared", "lab04/shared", "solutions"),
@@ -176,7 +176,7 @@ def main():
         "",
         f"Each kernel once on 4 MiB of uniform data (seed 2026, the [perf] tests' input): Nsight "
         f"Compute's source page (`--section SourceCounters`, CUDA lines) on an {gpu} ({ncu_version}, "
-        f"{date}; `scripts/ncu_lines.sh`), beside the CPU simulator's counters by source line with the "
+        f"{date}; `scripts/gpu_check.sh --part ncu`), beside the CPU simulator's counters by source line with the "
         f"H200's shape (`histo_bench --model h200 --lines-csv`); written by `scripts/compare_lines.py`. "
         f"Per line, simulator / Nsight Compute: global requests (loads, stores, atomics), global load "
         f"and store sectors, shared wavefronts, conflict-free wavefronts, bank conflicts. A line agrees "

@@ -268,7 +268,7 @@ def next_step(lab, kinds, presets, side):
         if any(e["failed"] for e in kinds.values()):
             return "a solution fails: ctest --test-dir build/<preset> -L %s --output-on-failure" % lab
         if gpu is None or gpu["passed"] == 0:
-            return "on a machine with a GPU: scripts/gpu_check.sh (every grader, sanitizers, benchmark)"
+            return "on a machine with a GPU: scripts/gpu_check.sh --part all (every grader, sanitizers, benchmark)"
         return "all ran and passed"
     gpu_preset = presets.get("gpu", "student")
     if cpu and cpu["failed"]:

@@ -1,11 +1,11 @@
 """Nsight Compute's counters: the metrics asked for, ncu's CSV read into kernels, the [perf]
 tests' counts grouped per count_cost call, and the simulator's values compared with the GPU's.
 
-One place for what scripts/ncu_counters.sh (the table report/counters.csv) and the GRADE_NCU=1
+One place for what scripts/gpu_check.sh --part ncu (the table report/counters.csv) and the GRADE_NCU=1
 mode of grade.py (grading/README.md) share. Standard library only, so it also runs as a script:
 
   ncu.py metrics                      the metric names, one a line (those this ncu knows)
-  ncu.py table RAW_DIR OUT_CSV SIZE METRIC...   ncu_counters.sh's table: one row per kernel file
+  ncu.py table RAW_DIR OUT_CSV SIZE METRIC...   gpu_check.sh's counters.csv: one row per kernel file
   ncu.py group NCU_CSV CALLS OUT      pass 1's CSV and calls file -> pass 2's counts (perf.hpp)
   ncu.py passes GRADER OUT_DIR [SIM_GRADER]  both passes over GRADER's [perf] tests, and the
                                       simulator's where SIM_GRADER is given; prints the comparison
@@ -457,7 +457,7 @@ def main(argv):
 
 
 def table(raw, out, size, metrics):
-    """scripts/ncu_counters.sh's table: one row per kernel and dataset (one ncu CSV each, named
+    """scripts/gpu_check.sh --part ncu's counters.csv: one row per kernel and dataset (one ncu CSV each, named
     LAB_KERNEL_DATASET.csv, of one profiled kernel), one column per metric."""
     rows = []
     for f in sorted(raw.glob("*.csv")):

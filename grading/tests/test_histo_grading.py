@@ -6,8 +6,8 @@ host compiler makes of made-up sources), how a dependency file is read, how a Th
 of a compiler's messages a student sees, and the Nsight Compute mode's reading of ncu's CSV, its
 grouping per count_cost call and its comparison with the simulator (GRADE_NCU=1), what each
 engine grades the cost tests with by default, how results.json counts private tests (extra
-credit) and says what counted the cost, and the verdict the grader reaches from a test's run
-and Catch2 report (never from its exit code alone)."""
+credit) and says what counted the cost, what a run's summary line says it did not grade, and the
+verdict the grader reaches from a test's run and Catch2 report (never from its exit code alone)."""
 import os
 import re
 import shutil
@@ -21,7 +21,7 @@ from unittest import mock
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from histo_grading import codecheck, engines, ncu, reads, results, sandbox, submissions, tests  # noqa: E402
+from histo_grading import batch, codecheck, engines, ncu, reads, results, sandbox, submissions, tests  # noqa: E402
 
 LAB = "lab04_shared_privatized.cu"
 
@@ -630,6 +630,16 @@ class ExtraCreditAndCost(unittest.TestCase):
         self.assertIn("simulator's counters", extra["cost_counted_by"])
         self.assertIn("counted by the CPU simulator's counters", out["output"])
         self.assertIn("Extra credit", out["output"])
+
+    def test_the_summary_line_counts_cost_tests_graded_on_nsight_compute_as_graded(self):
+        # They skip in the skeleton's plain run, and GRADE_NCU=1 grades them again on the GPU.
+        name = "lab06.student: cost: the capstone reads the input as 16-byte vectors"
+        g = SimpleNamespace(settings=SimpleNamespace(describe=lambda: "GPUs"), not_selected={},
+                            skipped_here={name: "the [perf] tests count in the CPU simulator"},
+                            perf_cases=[{"name": name}])
+        self.assertEqual(batch.Grading.summary(g), "graded with GPUs")
+        g.perf_cases = []
+        self.assertIn("not graded, per submission: 1 test(s)", batch.Grading.summary(g))
 
     def test_cost_tests_nsight_compute_did_not_count_fail_saying_so(self):
         record = {"submission": "s", "built": True, "status": [],

@@ -1,7 +1,7 @@
 // The GPUs the simulator can stand in for, and the cost model's constants for each: the one
 // file that holds them. Shapes come from the vendor's documents named beside each entry; the
 // model constants of the H200 were measured on one by bench/calibrate.cu
-// (scripts/calibrate.sh; the run is report/calibration.json). The other GPUs' model constants
+// (scripts/gpu_check.sh --part simval; the run is report/calibration.json). The other GPUs' model constants
 // were not measured: scaled() derives them from the H200's. Treat their predictions as
 // rougher than the H200's.
 #include "histo_sim/gpus.hpp"

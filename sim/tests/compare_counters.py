@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compares the simulator's counters (histo_bench --model h200 --csv) with Nsight Compute's
-(report/counters.csv, scripts/ncu_counters.sh on an H200), metric by metric.
+(report/counters.csv, scripts/gpu_check.sh --part ncu on an H200), metric by metric.
 
 usage: compare_counters.py SIM_CSV NCU_CSV [--tolerance 0.02] [--table]
        compare_counters.py --run HISTO_BENCH NCU_CSV [--size 16M]   (CTest perfmodel.counters)
@@ -143,7 +143,7 @@ def main():
             return 77
         args.sim = out
     # The read probe's row (the read limit of every --model table) has no Nsight Compute row:
-    # scripts/ncu_counters.sh counts the labs' kernels.
+    # scripts/gpu_check.sh --part ncu counts the labs' kernels.
     sim = {(r["kernel"], r["dataset"]): r for r in csv.DictReader(open(args.sim)) if r["kernel"] != "probe"}
     failures, checked, worst, notes = [], 0, {}, set()
     for key, s in sorted(sim.items()):

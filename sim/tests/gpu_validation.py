@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The simulator against the H200 for the textbook CUDA programs (sim/tests/cuda), and the
-tables scripts/gpu_sim_validation.sh measures.
+tables scripts/gpu_check.sh --part simval measures.
 
 usage:
   gpu_validation.py collect RAW_DIR TIMES OUT_NCU_CSV OUT_TIMES_CSV
-      (on the GPU machine, called by gpu_sim_validation.sh) Nsight Compute's CSVs of the
+      (on the GPU machine, called by gpu_check.sh) Nsight Compute's CSVs of the
       programs (RAW_DIR/PROGRAM.csv) and their timing lines into two tables.
   gpu_validation.py apply GPU_OUT_DIR [--repo DIR]
       (here) commits-to-be: report/calibration.json gets the run's constants (the L2's among
@@ -90,7 +90,7 @@ def check(sim_run, programs_dir, counters, times, size):
     counters, times = Path(counters), Path(times)
     if not counters.exists() or not times.exists():
         print(f"SKIPPED: no Nsight Compute table of the programs yet ({counters.name}, "
-              f"{times.name}): run scripts/gpu_sim_validation.sh on an H200, then "
+              f"{times.name}): run scripts/gpu_check.sh --part simval on an H200, then "
               "sim/tests/gpu_validation.py apply")
         return 77
     ncu_rows = list(csv.DictReader(open(counters)))
