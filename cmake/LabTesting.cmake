@@ -8,7 +8,7 @@
 #   [gpu] tag). With HISTO_SIM the same sources are built for the CPU simulator as well
 #   (labNN_<side>_sim_grader): each [gpu] case becomes "labNN.<side>.sim: <test case>",
 #   labelled sim, never gpu. With solutions on, "labNN.integrity" proves the skeleton fails its
-#   grader and the solution passes, on the GPU and in the simulator. PROBES: the lab also
+#   grader, on the GPU and in the simulator (the solution's own tests prove it passes). PROBES: the lab also
 #   exports read-only probes (labNN::probes()).
 #   Private tests: every grading/private/labNN/*.cpp (extra Catch2 test cases that instructors
 #   keep out of the student repository, see grading/private/README.md) is compiled into each of
@@ -90,6 +90,42 @@ function(histo_add_lab)
     message(STATUS "${ARG_LAB}: ${n_private} private test file(s) from grading/private/${ARG_LAB}/ "
                    "compiled into its graders")
   endif()
+  # grader.cpp and the private tests are the same for both sides and for every mistake made on
+  # the lab: compiled once per engine (object libraries), linked into each of those graders.
+  set(private_objects "")
+  set(private_sim_objects "")
+  foreach(engine IN ITEMS gpu sim)
+    if(engine STREQUAL "gpu")
+      set(objects ${ARG_LAB}_grader_objects)
+      set(course histo_grading histo_common Catch2::Catch2)
+      if(NOT HISTO_GPU)
+        continue()
+      endif()
+    else()
+      set(objects ${ARG_LAB}_grader_sim_objects)
+      set(course histo_grading_sim histo_common_sim histo_sim Catch2::Catch2)
+      if(NOT HISTO_SIM)
+        continue()
+      endif()
+    endif()
+    add_library(${objects} OBJECT ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp)
+    if(private_tests)
+      add_library(${objects}_private OBJECT ${private_tests})
+    endif()
+    foreach(target IN ITEMS ${objects} ${objects}_private)
+      if(TARGET ${target})
+        target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+        target_link_libraries(${target} PRIVATE ${course})
+      endif()
+    endforeach()
+    if(private_tests)
+      if(engine STREQUAL "gpu")
+        set(private_objects $<TARGET_OBJECTS:${objects}_private>)
+      else()
+        set(private_sim_objects $<TARGET_OBJECTS:${objects}_private>)
+      endif()
+    endif()
+  endforeach()
   foreach(side IN LISTS sides)
     if(HISTO_GPU)
       set(lib ${ARG_LAB}_${side})
@@ -97,14 +133,13 @@ function(histo_add_lab)
       target_include_directories(${lib} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
       target_link_libraries(${lib} PUBLIC histo_common)
       set(grader ${ARG_LAB}_${side}_grader)
-      add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp ${private_tests})
+      add_executable(${grader} $<TARGET_OBJECTS:${ARG_LAB}_grader_objects> ${private_objects})
       # The course's libraries before the lab's (here and for the simulator's grader): where
       # both define the same inline function or template instantiation, the linker keeps the
       # first, the course's. Every copy and memset goes through the runtime watch first
       # (common/src/runtime_watch.cpp).
       target_link_libraries(${grader} PRIVATE histo_grading histo_common Catch2::Catch2 ${lib}
                             histo_runtime_watch)
-      target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
       histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}" gpu)
       histo_add_sanitizer_tests(${grader} ${ARG_LAB} ${side})
     endif()
@@ -116,22 +151,19 @@ function(histo_add_lab)
       target_link_libraries(${lib} PUBLIC histo_common_sim)
       histo_sim_trace(${lib})
       set(grader ${ARG_LAB}_${side}_sim_grader)
-      add_executable(${grader} ${CMAKE_CURRENT_SOURCE_DIR}/grader.cpp ${private_tests})
+      add_executable(${grader} $<TARGET_OBJECTS:${ARG_LAB}_grader_sim_objects> ${private_sim_objects})
       target_link_libraries(${grader} PRIVATE histo_grading_sim histo_common_sim histo_sim
                             Catch2::Catch2 ${lib})
-      target_compile_definitions(${grader} PRIVATE HISTO_LAB_SIDE="${side}")
       histo_add_catch_tests(${grader} "${ARG_LAB}.${side}" "${ARG_LAB};${side}" sim)
     endif()
   endforeach()
   if(HISTO_BUILD_SOLUTIONS)
     set(graders "")
     if(HISTO_GPU)
-      list(APPEND graders
-        "$<TARGET_FILE:${ARG_LAB}_student_grader>,$<TARGET_FILE:${ARG_LAB}_solution_grader>")
+      list(APPEND graders "$<TARGET_FILE:${ARG_LAB}_student_grader>")
     endif()
     if(HISTO_SIM)
-      list(APPEND graders
-        "$<TARGET_FILE:${ARG_LAB}_student_sim_grader>,$<TARGET_FILE:${ARG_LAB}_solution_sim_grader>")
+      list(APPEND graders "$<TARGET_FILE:${ARG_LAB}_student_sim_grader>")
     endif()
     string(REPLACE ";" "|" graders "${graders}")
     add_test(NAME ${ARG_LAB}.integrity

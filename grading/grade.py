@@ -56,6 +56,8 @@ Settings (options, or the environment):
   GRADE_TIMEOUT                  seconds for one submission's whole test run (default 600)
   GRADE_BUILD_TIMEOUT            seconds for one build (default 600)
   GRADE_CMAKE_ARGS               extra configure arguments, e.g. -DCMAKE_CUDA_ARCHITECTURES=90-real
+  --slots-dir / GRADE_SLOTS_DIR  the build slots' folder (default OUT/slots), shared by gradings
+                                 of the same settings (one at a time)
   --sandbox / GRADE_SANDBOX      how submissions' code (its build and tests) runs: auto (the
                                  default: bubblewrap, else an unprivileged user when the grader is
                                  root, else grading refuses to start), bwrap, user
@@ -105,7 +107,7 @@ def main():
     r.add_argument("lab"), r.add_argument("submissions"), r.add_argument("out")
     r.add_argument("--task", type=int, help="Slurm array task: grade only batch TASK")
     r.add_argument("--per-task", type=int, default=1)
-    r.add_argument("--slots-dir")
+    r.add_argument("--slots-dir", default=os.environ.get("GRADE_SLOTS_DIR"))
     r.add_argument("--no-gather", action="store_true")
     common(r)
     o = sub.add_parser("one", help="grade one submission folder (Gradescope)")

@@ -97,13 +97,14 @@ def prepare_slot(g, index, jobs):
     ready = tree / "ready"
     tree.mkdir(parents=True, exist_ok=True)
     restore(g, tree)
-    # A slot is reused only if it was configured with the same settings; a slot of another lab
-    # (the same --slots-dir) only builds this lab's graders.
-    settings = (f"{g.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')} | {' '.join(g.labels)}"
+    # A slot is reused only if it was configured with the same settings; a slot of another lab,
+    # or graded with other labels (the same --slots-dir), only builds the graders it lacks.
+    settings = (f"{g.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')}"
                 f" | compile commands, hazards always | perf {g.settings.perf}"
                 f"{' | simulator twin' if g.settings.simulator_twin else ''}")
-    configured = ready.exists() and ready.read_text().splitlines()[1:2] == [settings]
-    if configured and ready.read_text().splitlines()[2:3] == [g.lab]:
+    lines = ready.read_text().splitlines() if ready.exists() else []
+    configured = lines[1:2] == [settings]
+    if configured and lines[2:3] == [g.lab] and set(grader_targets(g, build)) <= set(lines[0].split()):
         return tree
     ready.unlink(missing_ok=True)
     log = tree / "prepare.log"

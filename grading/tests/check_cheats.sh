@@ -14,13 +14,13 @@ lab=${GRADE_LAB:-lab01}
 export GRADE_GPUS=none GRADE_TEST_TIMEOUT=${GRADE_TEST_TIMEOUT:-60}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 work=$(cd "$work" && pwd)
-kinds=correct,include-relative,include-absolute,include-macro,include-nested,has-include
-kinds+=,include-other-lab,include-passwd,symlink-file,symlink-folder,symlink-passwd,incbin
-kinds+=,host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-reference
-kinds+=,incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private
-kinds+=,static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine
-kinds+=,course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame
-kinds+=,harness-append
+# Every kind (the full tier), or CHEAT_KINDS: one of each class (the quick tier, docs/testing.md).
+kinds=${CHEAT_KINDS:-correct,include-relative,include-absolute,include-macro,include-nested,has-include,\
+include-other-lab,include-passwd,symlink-file,symlink-folder,symlink-passwd,incbin,\
+host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-reference,\
+incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private,\
+static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine,\
+course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame,harness-append}
 python3 "$root/grading/samples/make_samples.py" --lab "$lab" --kinds "$kinds" \
   --grading-out "$work/out" "$(tr ',' '\n' <<<"$kinds" | wc -l)" "$work/subs" || exit 1
 # What must not change: the course's files (during and after grading), every result once
@@ -47,47 +47,47 @@ import csv, json, re, sys
 from pathlib import Path
 out, root, lab = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 folder = sorted(p.name for p in root.glob(f"{lab}_*") if p.is_dir())[0]
-expect = {  # submission -> what its status must say
-    "s02-include-relative": f"includes a file it may not: solutions/{folder}/{folder}.cu",
-    "s03-include-absolute": f"includes a file it may not: solutions/{folder}/{folder}.cu",
-    "s04-include-macro": f"includes a file it may not: solutions/{folder}/{folder}.cu",
-    "s05-include-nested": f"includes a file it may not: solutions/{folder}/{folder}.cu",
-    "s06-has-include": f"includes a file it may not: solutions/{folder}/{folder}.cu",
-    "s07-include-other-lab": "includes a file it may not: lab0",
-    "s08-include-passwd": "includes a file it may not: /etc/passwd",
-    "s09-symlink-file": f"{folder}.cu is a symbolic link (to solutions/{folder}/{folder}.cu in the course)",
-    "s10-symlink-folder": f"{folder}.cu is in a folder that is a symbolic link (code -> solutions/{folder} in the course)",
-    "s11-symlink-passwd": f"{folder}.cu is a symbolic link (to /etc/passwd)",
-    "s12-incbin": f"includes a file it may not: solutions/{folder}/{folder}.cu (.incbin in inline assembly)",
-    "s13-host-count": "counts on the host, not in its kernel: no kernel launched",
-    "s14-host-count-dummy": "counts on the host, not in its kernel: bins copied in from the host",
-    "s15-host-count-byvalue": "counts on the host, not in its kernel: device memory copied to the host",
-    "s16-decoy-memcpy": "counts on the host, not in its kernel: host code read or wrote device memory",
+expect = {  # kind -> what the status of its submission (sNN-KIND) must say
+    "include-relative": f"includes a file it may not: solutions/{folder}/{folder}.cu",
+    "include-absolute": f"includes a file it may not: solutions/{folder}/{folder}.cu",
+    "include-macro": f"includes a file it may not: solutions/{folder}/{folder}.cu",
+    "include-nested": f"includes a file it may not: solutions/{folder}/{folder}.cu",
+    "has-include": f"includes a file it may not: solutions/{folder}/{folder}.cu",
+    "include-other-lab": "includes a file it may not: lab0",
+    "include-passwd": "includes a file it may not: /etc/passwd",
+    "symlink-file": f"{folder}.cu is a symbolic link (to solutions/{folder}/{folder}.cu in the course)",
+    "symlink-folder": f"{folder}.cu is in a folder that is a symbolic link (code -> solutions/{folder} in the course)",
+    "symlink-passwd": f"{folder}.cu is a symbolic link (to /etc/passwd)",
+    "incbin": f"includes a file it may not: solutions/{folder}/{folder}.cu (.incbin in inline assembly)",
+    "host-count": "counts on the host, not in its kernel: no kernel launched",
+    "host-count-dummy": "counts on the host, not in its kernel: bins copied in from the host",
+    "host-count-byvalue": "counts on the host, not in its kernel: device memory copied to the host",
+    "decoy-memcpy": "counts on the host, not in its kernel: host code read or wrote device memory",
     # Device code calling a host function does not compile, as with nvcc (the simulator's
     # cuda_runtime.h, Clang's enforce_tcb); without that check the code check names the call.
-    "s17-kernel-calls-reference": "does not compile",
-    "s18-incbin-macro": f"includes a file it may not: solutions/{folder}/{folder}.cu (.incbin in inline assembly)",
-    "s19-ctor-exit": "runs code outside the tests: a constructor (",
-    "s20-defines-main": "defines main (",
-    "s21-ctor-setenv-maxn": "runs code outside the tests: a constructor (",
-    "s22-ctor-setenv-hazards": "runs code outside the tests: a constructor (",
-    "s23-ctor-read-private": "runs code outside the tests: a constructor (",
-    "s24-static-object": "runs code outside the tests: a constructor that calls setenv (",
-    "s25-getenv": "uses what a submission may not: calls getenv (",
-    "s26-system": "uses what a submission may not: calls system (",
-    "s27-fork": "uses what a submission may not: calls fork (",
-    "s28-thread": "uses what a submission may not: calls std::thread",
-    "s29-dlopen": "uses what a submission may not: calls dl",
-    "s30-atexit": "uses what a submission may not: calls atexit (",
-    "s31-signal": "uses what a submission may not: calls signal (",
-    "s32-libc-redefine": "defines a function of the C library: memcmp (",
-    "s33-course-redefine": "defines the course's own code: histo::grading_size_limit (",
-    "s34-inline-asm": "holds inline assembly (",
-    "s35-section-init": "places its code where it may not: the section attribute (",
-    "s36-macro-private": "changes the code of a header it includes: the macro private (",
-    "s37-daemon-results": "uses what a submission may not: calls ",
-    "s38-daemon-blame": "uses what a submission may not: calls ",
-    "s39-harness-append": "uses what a submission may not: calls fopen (",
+    "kernel-calls-reference": "does not compile",
+    "incbin-macro": f"includes a file it may not: solutions/{folder}/{folder}.cu (.incbin in inline assembly)",
+    "ctor-exit": "runs code outside the tests: a constructor (",
+    "defines-main": "defines main (",
+    "ctor-setenv-maxn": "runs code outside the tests: a constructor (",
+    "ctor-setenv-hazards": "runs code outside the tests: a constructor (",
+    "ctor-read-private": "runs code outside the tests: a constructor (",
+    "static-object": "runs code outside the tests: a constructor that calls setenv (",
+    "getenv": "uses what a submission may not: calls getenv (",
+    "system": "uses what a submission may not: calls system (",
+    "fork": "uses what a submission may not: calls fork (",
+    "thread": "uses what a submission may not: calls std::thread",
+    "dlopen": "uses what a submission may not: calls dl",
+    "atexit": "uses what a submission may not: calls atexit (",
+    "signal": "uses what a submission may not: calls signal (",
+    "libc-redefine": "defines a function of the C library: memcmp (",
+    "course-redefine": "defines the course's own code: histo::grading_size_limit (",
+    "inline-asm": "holds inline assembly (",
+    "section-init": "places its code where it may not: the section attribute (",
+    "macro-private": "changes the code of a header it includes: the macro private (",
+    "daemon-results": "uses what a submission may not: calls ",
+    "daemon-blame": "uses what a submission may not: calls ",
+    "harness-append": "uses what a submission may not: calls fopen (",
 }
 # Lines of the grader's files that a cheat must never get to see: the solution's answers (its
 # lines that the skeleton lacks) and the password file.
@@ -101,7 +101,9 @@ except OSError:
     pass
 fail = 0
 rows = {r["submission"]: r for r in csv.DictReader(open(out / "grades.csv"))}
-for name, status in expect.items():
+made = sorted(p.name for p in (out.parent / "subs").iterdir() if not p.name.endswith("-correct"))
+for name in made:
+    status = expect[name.split("-", 1)[1]]
     row = rows.get(name)
     text = (out / name / "results.json").read_text() if (out / name / "results.json").exists() else ""
     leaked = [l for l in secret if l in text or json.dumps(l)[1:-1] in text]
@@ -120,7 +122,7 @@ for name, status in expect.items():
         print(f"FAIL: {name}: " + "; ".join(problems))
     else:
         print(f"ok: {name}: 0 points, '{status}'")
-good = rows.get("s01-correct")
+good = next((r for n, r in rows.items() if n.endswith("-correct")), None)
 # Every point, and the private tests' extra credit on top.
 if good and good["status"].startswith("ok") and float(good["score"]) >= float(good["max_score"]) > 0:
     print(f"ok: s01-correct scores {good['score']} of {good['max_score']} ({good['status']})")
