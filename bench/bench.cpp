@@ -63,7 +63,10 @@ constexpr const char* kUsage = R"(usage: histo_bench [options]
                    show its counters and what that GPU's cost model PREDICTS: GB/s, % of the read
                    limit (the read probe, always a row), the binding resource and the next one
                    (size default 16M; --csv writes one row per kernel and dataset, columns named
-                   as Nsight Compute names the metrics)
+                   as Nsight Compute names the metrics). Each kernel first runs on two small trial
+                   inputs: one that would not finish in reason (its threads read the input over
+                   and over, a grid that does not grow with the input: its lab's helpers not
+                   written yet) is left out, and the report says why
   --lines          with --model: where each kernel's binding resource goes, by source line (the
                    top lines, each with its text, its count and its share)
   --lines-csv FILE with --model: every source line's counters, one row per kernel, dataset and

@@ -25,6 +25,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include <unistd.h>
+
 namespace bench {
 namespace {
 
@@ -241,17 +243,143 @@ void print_lines(const Row& r, const histo_sim::GpuShape& gpu, const std::vector
   }
 }
 
+// ---- The guard: no cost command runs unbounded ------------------------------------------------
+// A kernel whose lab is still a skeleton can make every thread read the whole input (lab02's
+// helpers as shipped: start 0, step 1, grid 1), and the simulator records each block's
+// requests until the block ends (about 300 bytes each): at 16 MiB that is hours and tens of
+// gigabytes. So each kernel and probe first runs on two small trial inputs, and one that would
+// not finish in reason (or whose threads read the input over and over, so that its numbers
+// would mean nothing) is left out before anything large runs, with the reason.
+
+constexpr size_t kTrialBytes[2] = {size_t(16) << 10, size_t(256) << 10};
+// A kernel that reads each input byte once makes at most one warp-wide load per byte (one lane
+// active, byte loads); more than this many, and its threads read the input over and over.
+constexpr double kMaxLoadsPerByte = 2;
+// The requests one block may make at the report's sizes: what the cost model's sampled runs
+// hold too (histo_sim::kSampledBlockRequests, about 300 MB of trace).
+constexpr uint64_t kMaxBlockRequests = histo_sim::kSampledBlockRequests;
+// Every request of one counted call at --size: beyond this, minutes of simulation.
+constexpr uint64_t kMaxCallRequests = uint64_t(1) << 28;
+constexpr double kTraceBytesPerRequest = 300;
+
+uint64_t requests(const LaunchCounters& c) {
+  return c.global_load_requests + c.global_store_requests + c.global_atomic_requests +
+         c.shared_load_instructions + c.shared_store_instructions + c.shared_atomic_instructions;
+}
+
+std::string gigabytes(double bytes) { return fixed(bytes / 1e9) + " GB"; }
+
+// Why the kernel or probe `id` of lab `lab` is left out ("ID: ..."), or "" when its trials say
+// it runs in reason at `size` (counted in full) and `target` (sampled blocks).
+std::string trial_verdict(const std::string& id, const std::string& lab, size_t size, size_t target,
+                          const std::function<void(const uint8_t*, size_t)>& call) {
+  const std::vector<uint8_t> data = histo::make_dataset(histo::Dataset::uniform, kTrialBytes[1], 2026);
+  histo::DeviceBuffer<uint8_t> d_trial(kTrialBytes[1]);
+  d_trial.upload(data.data(), data.size());
+  auto run = [&](size_t n) {
+    histo_sim::counters_begin();
+    try {
+      call(d_trial.get(), n);
+      CUDA_CHECK(cudaDeviceSynchronize());
+    } catch (...) {
+      histo_sim::counters_end();
+      throw;
+    }
+    return histo_sim::counters_end();
+  };
+  const std::string unwritten = lab + "'s helpers are not written yet, or are wrong (its CPU checks: "
+                                "ctest --preset sim -L " + lab + "): ";
+  const std::string advice = " Finish " + lab + " first, or leave " + id + " out of --kernels.";
+  std::vector<LaunchCounters> small, large;
+  try {
+    small = run(kTrialBytes[0]);
+    const uint64_t loads = sum(small, &LaunchCounters::global_load_requests);
+    const double per_byte = double(loads) / double(kTrialBytes[0]);
+    if (per_byte > kMaxLoadsPerByte)
+      return id + ": " + unwritten + "it makes " + fixed(per_byte) + " warp-wide loads per input byte on a " +
+             size_text(kTrialBytes[0]) + " trial input, where reading each byte once takes at most 1: "
+             "its threads read the input over and over: its numbers would mean nothing, and on " +
+             size_text(size) + " its simulation could take hours and gigabytes." + advice;
+    histo::forget_device_cache();  // the grid as the launcher sizes it once it knows the kernel
+    small = run(kTrialBytes[0]);
+    large = run(kTrialBytes[1]);
+  } catch (const std::exception&) {
+    cudaGetLastError();
+    return "";  // a launch that fails: the report says so in its row
+  }
+  // A grid that does not grow with the input: its blocks' shares grow with it.
+  for (size_t k = 0; k < large.size() && k < small.size(); ++k) {
+    const LaunchCounters& c = large[k];
+    if (c.grid == 0 || c.grid != small[k].grid) continue;
+    for (size_t n : {size, target}) {
+      const double per_block = double(requests(c)) / c.grid * double(n) / double(kTrialBytes[1]);
+      if (per_block > double(kMaxBlockRequests))
+        return id + ": " + unwritten + "it launches " + std::to_string(c.grid) + " x " + std::to_string(c.block) +
+               " on " + size_text(kTrialBytes[0]) + " and on " + size_text(kTrialBytes[1]) +
+               ": a grid that does not grow with the input, so each thread's work grows with it. One "
+               "block would make about " + fixed(per_block, 0) + " warp-wide memory requests on " +
+               size_text(n) + " (about " + gigabytes(per_block * kTraceBytesPerRequest) +
+               " for the simulator to hold), more than the " + std::to_string(kMaxBlockRequests) +
+               " it simulates." + advice;
+    }
+  }
+  uint64_t all = 0;
+  for (const LaunchCounters& c : large) all += requests(c);
+  const double at_size = double(all) * double(size) / double(kTrialBytes[1]);
+  if (at_size > double(kMaxCallRequests))
+    return id + ": it would make about " + fixed(at_size, 0) + " warp-wide memory requests on " + size_text(size) +
+           ", more than the simulator counts in reason (" + std::to_string(kMaxCallRequests) +
+           "): choose a smaller --size (the prediction's --predict-size samples its blocks).";
+  return "";
+}
+
+// The kernels and probes of `o` that run in reason at these sizes; the others are left out,
+// each with its sentence in `left_out`. Throws std::runtime_error when the inputs would not fit
+// in this machine's memory.
+ModelOptions within_bounds(const ModelOptions& o, size_t target, std::vector<std::string>& left_out) {
+  // The simulated device holds the input counted and the one predicted for; generating the
+  // latter takes as much again.
+  const double needed = double(o.size) + 2.0 * double(target != o.size ? target : 0) + double(64 << 20);
+  const double physical = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  if (physical > 0 && needed > physical / 2)
+    throw std::runtime_error("--size " + size_text(o.size) + " and --predict-size " + size_text(target) +
+                             " need about " + gigabytes(needed) + " of memory, more than half of this "
+                             "machine's " + gigabytes(physical) + ": choose smaller sizes");
+  ModelOptions kept = o;
+  kept.variants.clear();
+  kept.probes.clear();
+  for (const histo::Variant& v : o.variants) {
+    const std::string why = trial_verdict(v.id(), v.lab, o.size, target, [&](const uint8_t* in, size_t n) {
+      histo::DeviceBuffer<uint32_t> bins(histo::kNumBins);
+      v.launch(in, n, bins.get(), 0);
+    });
+    if (why.empty()) kept.variants.push_back(v);
+    else left_out.push_back(why);
+  }
+  for (const histo::ReadProbe& p : o.probes) {
+    const std::string why = trial_verdict(p.id(), p.lab, o.size, target, [&](const uint8_t* in, size_t n) {
+      histo::DeviceBuffer<uint32_t> sink(1);
+      p.run(in, n, sink.get(), 0);
+    });
+    if (why.empty()) kept.probes.push_back(p);
+    else left_out.push_back(why);
+  }
+  return kept;
+}
+
 }  // namespace
 
-int model_report(const ModelOptions& o) {
-  if (!histo_sim::select_gpu(o.gpu)) {
+int model_report(const ModelOptions& named) {
+  if (!histo_sim::select_gpu(named.gpu)) {
     std::string known;
     for (const histo_sim::GpuShape& g : histo_sim::gpu_shapes())
       if (std::string(g.key) != "small") known += (known.empty() ? "" : ", ") + std::string(g.key);
-    throw std::invalid_argument("--model: unknown GPU '" + o.gpu + "'; known: " + known);
+    throw std::invalid_argument("--model: unknown GPU '" + named.gpu + "'; known: " + known);
   }
   const histo_sim::GpuShape& gpu = histo_sim::current_gpu();
-  const size_t target = o.predict_size ? o.predict_size : o.size;
+  const size_t target = named.predict_size ? named.predict_size : named.size;
+  std::vector<std::string> left_out;  // kernels and probes that would not finish in reason
+  const ModelOptions o = within_bounds(named, target, left_out);
   std::printf("Parallel Histogram Labs without a GPU: counters from the CPU simulator standing in for "
               "the %s (%d SMs); every time, GB/s and %% below is PREDICTED by the cost model of the "
               "%s, not measured.\nThe model: %s.\n",
@@ -271,6 +399,11 @@ int model_report(const ModelOptions& o) {
               "in every table: each kernel's %% of the read limit is its predicted GB/s over the "
               "probe's%s.\nNo CUB row: CUB runs only on a GPU.\n",
               kProbeId, o.probe_named ? "" : " (it is there although --kernels does not name it)");
+  std::string left_out_ids;
+  for (const std::string& why : left_out) left_out_ids += (left_out_ids.empty() ? "" : ", ") + why.substr(0, why.find(':'));
+  if (!left_out.empty())
+    std::printf("Left out, not simulated (why: at the end): %s.\n",
+                left_out_ids.c_str());
   // The large input lives in the simulated device too: room for it and the small one.
   if (target != o.size) histo_sim::set_device_memory(target + o.size + (size_t(64) << 20));
   std::vector<Row> rows;
@@ -447,7 +580,14 @@ int model_report(const ModelOptions& o) {
       out << "\n";
     }
   }
-  return 0;
+  if (!left_out.empty()) {
+    std::printf("\nLeft out, not simulated:\n");
+    for (const std::string& why : left_out) std::printf("  %s\n", why.c_str());
+  }
+  std::fflush(stdout);
+  // Nothing of what was named ran: say so in the exit status too.
+  const bool none_ran = o.variants.empty() && o.probes.empty();
+  return !left_out.empty() && none_ran ? 1 : 0;
 }
 
 }  // namespace bench
