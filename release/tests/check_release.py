@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CTest's checks of the student repository that scripts/release.sh writes.
 
-usage: check_release.py repository WORK_DIR
+usage: check_release.py tree WORK_DIR
+       check_release.py repository WORK_DIR
        check_release.py classroom WORK_DIR
        check_release.py commands WORK_DIR
   RELEASE_CMAKE_ARGS   extra configure arguments for the released trees (where to find Catch2)
@@ -12,6 +13,8 @@ usage: check_release.py repository WORK_DIR
                           minutes and gigabytes at its --predict-size 1G); by default only the
                           one-lab release's runs, and the full release lists the others as not run
 
+tree: releases the first three labs (a course's first release) and checks what it holds, as
+  every release below is checked; builds nothing (seconds: the quick tier's).
 repository: releases every lab, proves the solution-line check can fail (a solution and an
   instructor slide planted in a copy are caught), then in a fresh clone of the release:
   `cmake --preset sim` configures and builds; every lab has failing tests as shipped and none
@@ -335,6 +338,15 @@ def run_commands(tree, docs, label, solved, edit=None, cost_steps=True):
     return outputs
 
 
+def tree(work):
+    folders = lab_folders()
+    labs = sorted(folders)[:3]
+    work.mkdir(parents=True, exist_ok=True)
+    repo = work / "repo"
+    make_release(repo, "--labs", ",".join(labs))
+    check_contents(repo, labs, folders)
+
+
 def repository(work):
     folders = lab_folders()
     labs = sorted(folders)
@@ -613,13 +625,14 @@ def commands(work):
 
 
 def main(argv):
-    if len(argv) != 2 or argv[0] not in ("repository", "classroom", "commands"):
+    modes = {"tree": tree, "repository": repository, "classroom": classroom, "commands": commands}
+    if len(argv) != 2 or argv[0] not in modes:
         print(__doc__, file=sys.stderr)
         return 2
     work = Path(argv[1]).resolve()
     if work.exists():
         shutil.rmtree(work)
-    rc = {"repository": repository, "classroom": classroom, "commands": commands}[argv[0]](work)
+    rc = modes[argv[0]](work)
     if rc == 77:
         return 77
     say(f"{argv[0]}: {len(failures)} failure(s)")
