@@ -20,3 +20,4 @@ set(REPLACE_2 [=[  merge_shared_bins(s_bins, 255, d_bins);
 set(TESTS "histogram_shared matches the CPU reference on every dataset")
 set(EXPECT "no thread of the block wrote since the block began|shared bins were not all zeroed")
 set(FORBID "race" "head/tail" "head or tail" "8-bit")
+set(NEEDS_TRACE ON)  # the cause it must name comes from the access trace (hazard checks)

@@ -15,3 +15,4 @@ set(EXPECT "shared-memory race|missing __syncthreads\\(\\) after zeroing" "__syn
   "s_bins\\[[0-9]+\\] in histogram_shared_kernel \\(shared-memory byte [0-9]+, lab04_shared_privatized.cu:[0-9]+\\)")
 set(FORBID "16-byte" "head or tail" "no race can lose")
 set(GPU_RACECHECK ON)  # on a GPU the race may lose no count: racecheck must see it
+set(NEEDS_TRACE ON)  # the cause it must name comes from the access trace (hazard checks)

@@ -21,3 +21,4 @@ set(EXPECT "shared-memory race|counting not finished before the merge" "missing 
   "s_bins\\[[0-9]+\\] in histogram_shared_kernel \\(shared-memory byte [0-9]+, lab04_shared_privatized.cu:[0-9]+\\)")
 set(FORBID "8-bit" "255-count budget" "no race can lose")
 set(GPU_RACECHECK ON)  # on a GPU the race may lose no count: racecheck must see it
+set(NEEDS_TRACE ON)  # the cause it must name comes from the access trace (hazard checks)

@@ -1,0 +1,26 @@
+# The tests again with the other C++ compiler (cmake -P): GCC where this build's is Clang, Clang
+# where it is GCC. Configures the sim-instructor preset in BUILD with COMPILER, builds it and runs
+# the labs' solutions, the skeleton integrity check, the mistakes and common/ there (the CPU
+# simulator: no nvcc, no GPU). A check that holds with one compiler only checks the compiler.
+foreach(var SOURCE BUILD COMPILER JOBS)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "OtherCompiler.cmake needs -D ${var}=...")
+  endif()
+endforeach()
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    string(LENGTH "${out}" n)
+    if(n GREATER 12000)
+      math(EXPR from "${n} - 12000")
+      string(SUBSTRING "${out}" ${from} -1 out)
+    endif()
+    message(FATAL_ERROR "${what} with ${COMPILER} failed (exit ${rc}):\n${out}")
+  endif()
+  message(STATUS "${what} with ${COMPILER}: ok")
+endfunction()
+step("configure" ${CMAKE_COMMAND} -S ${SOURCE} -B ${BUILD} --preset sim-instructor
+     -DCMAKE_CXX_COMPILER=${COMPILER} -DHISTO_BUILD_BENCH=OFF ${EXTRA_ARGS})
+step("build" ${CMAKE_COMMAND} --build ${BUILD} -j ${JOBS})
+step("tests" ${CMAKE_CTEST_COMMAND} --test-dir ${BUILD} -j ${JOBS} --output-on-failure
+     -L "solution|integrity|mistakes|common" -LE "student|sanitize|full|grading|release")
