@@ -23,7 +23,8 @@ effect without a GPU. Nothing is random: the same N gives the same samples.
 Cheats (not in the default rotation; --kinds names them), each of which must score 0 with a
 status naming the trick (CTest grading.cheats):
   include-relative   one line: #include "../../../solutions/..." from where the grader builds
-                     it (--grading-out: the grading output folder, default build/grading-LAB)
+                     it (GRADE_SLOTS_DIR, else --grading-out: the grading output folder,
+                     default build/grading-LAB)
   include-absolute   one line: #include "/<course>/solutions/<lab>/<lab>.cu"
   include-macro      the solution's path in a macro: #include LAB_SOURCE
   include-nested     the source in a nested folder, climbing to / with ../ and down to solutions/
@@ -341,7 +342,8 @@ def cheat(kind, lab, folder, skeleton, solution, grading_out):
     answer = ROOT / "solutions" / folder / f"{folder}.cu"
     name = f"{folder}.cu"
     if kind == "include-relative":
-        built_at = Path(grading_out).resolve() / "slots" / "slot0" / folder
+        slots = os.environ.get("GRADE_SLOTS_DIR") or Path(grading_out) / "slots"  # grade.py's
+        built_at = Path(slots).resolve() / "slot0" / folder
         return name, f'#include "{os.path.relpath(answer, built_at)}"\n', None
     if kind == "include-absolute":
         return name, f'#include "{answer}"\n', None
