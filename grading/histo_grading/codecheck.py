@@ -23,14 +23,22 @@ The rules:
   weakref, naked, target_clones, init_priority). A macro it defines names nothing in a header it
   includes after the definition (`#define private public`): the headers' inline code in its
   object is the headers' own.
-- Every symbol the object references and does not define is on the ALLOWLIST below: the CUDA
+- Every symbol the object references and does not define is allowed by what it is: the CUDA
   runtime calls a launcher needs, the simulator's runtime that kernels and launches use, the
-  histo:: launch helpers, and the C/C++ library's memory, strings, math, formatting (to stdout
-  and stderr, or into memory), exceptions and containers. Anything else is refused: files,
-  processes and threads, the environment, signals, exit, dynamic loading, raw system calls,
-  host-visible device memory, the course's host code (the CPU reference, datasets, the graders'
-  helpers), other CUDA calls. nvcc's own references are told apart by where they are: atexit in
-  its fatbinary registration, exit(1) as the host body of a __device__ function.
+  histo:: launch helpers (lists of the course's own names); the C++ standard library and its
+  runtime, by where a name comes from (namespace std::, __cxxabiv1::, __gnu_cxx::, or exported
+  by the libstdc++ and libgcc_s the compiler links, `$CXX -print-file-name=...`, read with
+  nm -D), except its parts that reach files, threads, the environment or the process's exit
+  (STD_FORBIDDEN) and the unwinder's calls that move control (RUNTIME_FORBIDDEN); the C
+  library by name, deny by default (C_ALLOWED: memory, strings, numbers, formatting to stdout
+  and stderr or into memory; and all of libm), since libc exports its refused functions too.
+  Anything else is refused: files, processes and threads, the environment, signals, exit,
+  dynamic loading, raw system calls, host-visible device memory, the course's host code (the
+  CPU reference, datasets, the graders' helpers), other CUDA calls. No rule names a libstdc++
+  symbol, so a new compiler's headers need no change here (GCC 13's <iostream> references
+  std::ios_base_library_init where GCC 12's defines a std::ios_base::Init). nvcc's own
+  references are told apart by where they are: atexit in its fatbinary registration, exit(1) as
+  the host body of a __device__ function.
 - Every global symbol it defines is the lab's own (labNN::..., nvcc's __device_stub__ of its
   kernels), or a weak C++ template or inline instantiation that is not the course's or Catch2's
   beyond the launch helpers' own templates; never `main`, a C library function (an extern "C"
@@ -42,7 +50,9 @@ The rules:
   .fini entries only for what the toolchain itself generates, each checked to reach nothing
   else: nvcc's registration of the fatbinary (__sti____cudaRegisterAll, whose atexit
   unregisters it), the coverage hooks' module constructor of the simulator's traced build (and
-  a sanitizer's), and GCC 12's <iostream> initializer (std::ios_base::Init). A function-local
+  a sanitizer's), and the <iostream> initializer of libstdc++ before GCC 13 (a static
+  std::ios_base::Init, which may reach only its own constructor, destructor and __cxa_atexit:
+  what a submission's own static objects do is refused). A function-local
   static object with a destructor registers it through __cxa_atexit: allowed (the pattern of a
   lab's registry); its code is checked like the rest, and it runs only after the tests' report
   is complete.
@@ -121,9 +131,12 @@ HISTO_ALLOWED = {"histo::prepare_output", "histo::device_sm_count", "histo::resi
                  "histo::dynamic_shared", "histo::lowest_set_bit", "histo::set_bit_count",
                  "histo::min_of", "histo::max_of", "histo::Variant"}
 
-# The C library: memory, strings, numbers, formatting to stdout/stderr or into memory (no FILE*
-# other than stdout and stderr can be had: fopen, fdopen, tmpfile and popen are refused),
-# errno, time of day, assertions and abort (a crash, never a pass).
+# The C library is allowed by name, deny by default: every libc function that reaches files,
+# processes, the environment, signals, the dynamic linker or raw file descriptors is exported by
+# the same library as memcpy, so where a name comes from says nothing here. Allowed: memory,
+# strings, numbers, formatting to stdout/stderr or into memory (no FILE* other than stdout and
+# stderr can be had: fopen, fdopen, tmpfile and popen are refused), errno, time of day,
+# assertions and abort (a crash, never a pass); and all of libm (shared_library_exports).
 C_ALLOWED = {
     "memcpy", "memmove", "memset", "memcmp", "memchr", "memrchr", "malloc", "calloc", "realloc",
     "free", "aligned_alloc", "posix_memalign", "strlen", "strnlen", "strcmp", "strncmp", "strcpy",
@@ -141,48 +154,27 @@ C_ALLOWED = {
     "__vsprintf_chk", "__vfprintf_chk", "__vprintf_chk", "__memcpy_chk", "__memmove_chk",
     "__memset_chk", "__strcpy_chk", "__strncpy_chk", "__strcat_chk", "__strncat_chk",
     "__stack_chk_fail", "__assert_fail", "abort", "__errno_location", "time", "clock",
-    "clock_gettime", "__libc_single_threaded", "__tls_get_addr", "_GLOBAL_OFFSET_TABLE_",
+    "clock_gettime", "__libc_single_threaded",
 }
-# The C++ runtime: new and delete, exceptions, guards of function-local statics, their
-# destructors' registration (see the module's docstring), the personality routine.
-CXX_RUNTIME_ALLOWED = {
-    "operator new", "operator new[]", "operator delete", "operator delete[]",
-    "__cxa_allocate_exception", "__cxa_free_exception", "__cxa_throw", "__cxa_begin_catch",
-    "__cxa_end_catch", "__cxa_rethrow", "__cxa_get_exception_ptr", "__cxa_current_exception_type",
-    "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_atexit",
-    "__cxa_pure_virtual", "__cxa_deleted_virtual", "__cxa_call_unexpected", "__cxa_bad_cast",
-    "__cxa_bad_typeid", "__cxa_throw_bad_array_new_length", "__cxa_begin_catch",
-    "__gxx_personality_v0", "__gcc_personality_v0", "_Unwind_Resume", "__dso_handle",
-    "__clang_call_terminate",
-}
-# The C++ library: strings and string streams, formatting to std::cout/cerr/clog, exceptions,
-# containers' out-of-line parts, clocks, number conversions. (Templates and the __cxx11 inline
-# namespace removed before matching.) Not files (fstream, filebuf, filesystem), threads,
-# std::random_device, std::cin, terminate or new handlers.
-STD_ALLOWED = re.compile(r"^std::(" + "|".join([
-    r"basic_string\b", r"basic_string_view\b", r"char_traits\b", r"basic_ostream\b",
-    r"basic_istream\b", r"basic_iostream\b", r"basic_ios\b", r"ios_base\b", r"basic_streambuf\b",
-    r"basic_stringbuf\b", r"basic_ostringstream\b", r"basic_istringstream\b",
-    r"basic_stringstream\b", r"__ostream_insert\b", r"__istream_extract\b", r"operator<<",
-    r"operator>>", r"operator\+", r"operator==", r"operator!=", r"operator<", r"endl\b",
-    r"flush\b", r"ends\b", r"locale\b", r"ctype\b", r"num_put\b", r"num_get\b", r"numpunct\b",
-    r"use_facet\b", r"has_facet\b", r"__check_facet\b", r"cout\b", r"cerr\b", r"clog\b",
-    r"__throw_\w+", r"exception\b", r"bad_alloc\b", r"bad_array_new_length\b", r"bad_cast\b",
-    r"bad_typeid\b", r"bad_function_call\b", r"logic_error\b", r"domain_error\b",
-    r"invalid_argument\b", r"length_error\b", r"out_of_range\b", r"runtime_error\b",
-    r"range_error\b", r"overflow_error\b", r"underflow_error\b", r"system_error\b",
-    r"(_V2::)?error_category\b", r"(_V2::)?generic_category\b", r"(_V2::)?system_category\b",
-    r"terminate\b", r"uncaught_exceptions?\b", r"current_exception\b", r"rethrow_exception\b",
-    r"__exception_ptr\b", r"nested_exception\b", r"type_info\b", r"_Rb_tree_\w+",
-    r"__detail::_Prime_rehash_policy\b", r"__detail::_List_node_base\b", r"_List_node_base\b",
-    r"_Hash_bytes\b", r"_Fnv_hash_bytes\b", r"nothrow\b", r"__glibcxx_assert_fail\b",
-    r"chrono::(_V2::)?(steady_clock|system_clock|high_resolution_clock)::now\b",
-    r"__detail::__to_chars\w*", r"__to_chars\w*", r"to_chars\b", r"from_chars\b",
-    r"__detail::__from_chars\w*", r"_Sp_make_shared_tag\b", r"align\b", r"to_string\b",
-    r"__cxx11::to_string\b", r"stoi\b", r"stol\b", r"stoul\b", r"stoll\b", r"stoull\b",
-    r"stof\b", r"stod\b", r"__sso_string\b", r"vector\b", r"_Vector_base\b", r"allocator\b",
-    r"__new_allocator\b", r"_Bit_iterator_base\b", r"__once_proxy\b",
-]) + r")")
+# What the compiler and linker generate references to themselves: the object's DSO handle, the
+# GOT, thread-local storage, Clang's terminate helper.
+TOOLCHAIN_GENERATED = {"__dso_handle", "_GLOBAL_OFFSET_TABLE_", "__tls_get_addr",
+                       "__clang_call_terminate"}
+
+# The C++ standard library is allowed by where a name comes from, not by a list of its names
+# (which changes with every release: GCC 13's <iostream> references std::ios_base_library_init
+# where GCC 12's defined a std::ios_base::Init object):
+# - a C++ name in the namespaces the standard and the Itanium C++ ABI reserve to the
+#   implementation (std::, __cxxabiv1::, and libstdc++'s __gnu_cxx:: and __gnu_debug::);
+# - a C++ name the toolchain's libstdc++ exports (the global operator new and delete, typeinfo of
+#   int and char const*), or, where that library cannot be read, those same language entities;
+# - a C name of the C++ ABI's runtime (__cxa_*, the personality routines, _Unwind_Resume) or one
+#   the toolchain's libstdc++ or libgcc_s exports and libc does not (__dynamic_cast, __divti3).
+# Except the parts of those libraries that reach what the C library's refused functions reach
+# (STD_FORBIDDEN, RUNTIME_FORBIDDEN below, and FORBIDDEN's __cxa_thread_atexit and friends).
+STD_NAMESPACES = re.compile(r"^(std|__cxxabiv1|__gnu_cxx|__gnu_debug)::")
+CXX_ABI_RUNTIME = re.compile(r"^(__cxa_\w+|__g(xx|cc)_personality_v0|_Unwind_Resume)$")
+GLOBAL_ALLOCATION = re.compile(r"^operator (new|delete)(\[\])?$")
 # The C++ ABI's type-information classes (vtables of typeinfo objects).
 ABI_ALLOWED = re.compile(r"^__cxxabiv1::")
 # Compiler-inserted hooks: the simulator's access trace (coverage hooks, sim/src/trace.cpp) and
@@ -204,6 +196,10 @@ NVCC_REGISTRATION = {"__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd",
                      "__cudaInitModule", "atexit"}
 # nvcc's registration function (an .init_array entry) and what it alone may call.
 NVCC_REGISTER_ALL = "_ZL24__sti____cudaRegisterAllv"
+# What the static std::ios_base::Init object that <iostream> defines in every file including it
+# (libstdc++ before GCC 13, with GCC or Clang) may call from its initializer. GCC 13's
+# <iostream> defines none: it references std::ios_base_library_init, and libstdc++ initializes
+# the streams itself.
 IOSTREAM_INIT = {"std::ios_base::Init::Init", "std::ios_base::Init::~Init", "__cxa_atexit",
                  "__dso_handle"}
 
@@ -230,27 +226,50 @@ FORBIDDEN = {name: FORBIDDEN_WHY for name in """
     signal sigaction sigprocmask sigsuspend sigwait sigaltstack alarm setitimer timer_create
     bsd_signal sysv_signal __sysv_signal
     exit _exit _Exit quick_exit at_quick_exit atexit on_exit __cxa_thread_atexit
-    __cxa_thread_atexit_impl setjmp _setjmp longjmp _longjmp siglongjmp __sigsetjmp
+    __cxa_thread_atexit_impl __cxa_finalize setjmp _setjmp longjmp _longjmp siglongjmp __sigsetjmp
     __longjmp_chk
     dlopen dlsym dlvsym dlclose dlerror dladdr dladdr1 dlinfo dlmopen dl_iterate_phdr
     syscall socket connect bind listen accept accept4 send sendto sendmsg recv recvfrom recvmsg
     getaddrinfo gethostbyname
     """.split()}
-# C++ library parts refused for the same reasons.
-STD_FORBIDDEN = re.compile(r"^std::(basic_(i|o)?fstream|basic_filebuf|__basic_file|filesystem::|"
-                           r"thread\b|this_thread::|jthread|random_device|cin\b|wcin\b|"
-                           r"set_terminate|set_unexpected|set_new_handler|quick_exit|"
-                           r"at_quick_exit|system\b|getenv|async|__future_base|"
-                           r"condition_variable|__once_call|call_once)")
+# The C++ library's parts that reach what the C library's refused functions reach, refused for
+# the same reasons: files (file streams, std::filesystem, __gnu_cxx::stdio_filebuf on a raw file
+# descriptor, std::stacktrace reading the executable, the time-zone database, message catalogs),
+# threads and what waits for them, std::cin, std::random_device (a device file), the process's
+# exit and its terminate and new handlers, the environment. Inline namespaces (__cxx11, a
+# library's versioned __1 or __8, _V2) and std::experimental:: in between are passed over.
+STD_FORBIDDEN = re.compile(
+    r"^(std|__gnu_cxx)::((__\w+|_V\d+|experimental)::)*("
+    r"basic_(i|o)?fstream|basic_filebuf|__basic_file|filesystem::|stdio_filebuf|"
+    r"(basic_)?stacktrace|chrono::(tzdb|get_tzdb|reload_tzdb|remote_version|locate_zone|"
+    r"current_zone|time_zone\b)|messages(_byname)?\b|"
+    r"thread\b|this_thread::|jthread|notify_all_at_thread_exit|async|__future_base|"
+    r"__atomic_futex_unsigned_base|condition_variable|__once_call|call_once|"
+    r"random_device|cin\b|wcin\b|set_terminate|set_unexpected|set_new_handler|exit\b|_Exit\b|"
+    r"quick_exit|at_quick_exit|system\b|getenv)")
+# The C++ runtime's parts that compiled code never calls itself and that move control or make
+# memory executable as longjmp and mprotect would: the unwinder beyond _Unwind_Resume (forced
+# unwinding, setting a frame's registers), registering unwind tables, an executable stack.
+RUNTIME_FORBIDDEN = re.compile(r"^(_Unwind_(?!Resume$)\w+|__(de)?register_frame\w*|"
+                               r"__enable_execute_stack|__clear_cache)$")
 
 COURSE_NAMESPACES = ("histo::", "histo_sim::", "Catch::", "labs::")
 
 
+class Libraries:
+    """What the toolchain's shared C and C++ libraries export (nm -D), by library: `c` (libc),
+    `math` (libm's functions), `cxx` (libstdc++ and libgcc_s, the C++ runtime), `all`."""
+
+    def __init__(self, c, math, cxx):
+        self.c, self.math, self.cxx = c, math, cxx
+        self.all = c | math | cxx
+
+
 @functools.lru_cache(maxsize=None)
 def shared_library_exports(compiler):
-    """Names the shared C/C++ libraries the grader links (libstdc++, libc, libm, libgcc_s)
-    export, and those of libm alone (every math function is allowed)."""
-    exports, math = set(), set()
+    """The Libraries that `compiler` links a program with, found where the compiler says
+    (`compiler -print-file-name=LIB`), else in the system's library folders; read once."""
+    found = {}
     for lib in ("libstdc++.so.6", "libc.so.6", "libm.so.6", "libgcc_s.so.1"):
         path = None
         try:
@@ -266,15 +285,16 @@ def shared_library_exports(compiler):
                 if os.path.exists(os.path.join(d, lib)):
                     path = os.path.realpath(os.path.join(d, lib))
                     break
-        if not path:
-            continue
-        out = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True,
-                             timeout=TOOL_TIMEOUT).stdout
-        names = {line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip()}
-        exports |= names
-        if lib.startswith("libm."):
-            math = {n for n in names if not n.startswith("_") or n.endswith("_finite")}
-    return frozenset(exports), frozenset(math)
+        names = set()
+        if path:
+            out = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True,
+                                 text=True, timeout=TOOL_TIMEOUT).stdout
+            # "0000000000012345 T name@@VERSION"; version nodes (A) are no symbols.
+            names = {line.split()[-1].split("@")[0] for line in out.splitlines()
+                     if len(line.split()) >= 3 and line.split()[1] != "A"}
+        found[lib] = frozenset(names)
+    math = frozenset(n for n in found["libm.so.6"] if not n.startswith("_") or n.endswith("_finite"))
+    return Libraries(found["libc.so.6"], math, found["libstdc++.so.6"] | found["libgcc_s.so.1"])
 
 
 def _namespace_blocks(text, namespace):
@@ -378,11 +398,26 @@ class Rules:
 
     def __init__(self, lab, compiler):
         self.lab = lab
-        self.exports, self.math = shared_library_exports(compiler)
+        self.libraries = shared_library_exports(compiler)
+        self.exports, self.math = self.libraries.all, self.libraries.math
         self.sim = sim_names()
 
     def cuda_name(self, base):
         return re.sub(r"(_v\d+|_ptds|_ptsz)$", "", base)
+
+    def standard_library(self, raw, name, about):
+        """True when the symbol `raw` (demangled `name`, plain `about`) comes from the C++
+        standard library or its runtime, or is one of the C library's allowed functions (see
+        STD_NAMESPACES and C_ALLOWED)."""
+        if raw.startswith("_Z") or not re.match(r"^[A-Za-z_]\w*$", raw):  # a C++ name
+            return bool(STD_NAMESPACES.match(about) or raw in self.libraries.cxx
+                        or GLOBAL_ALLOCATION.match(about)
+                        or (name != subject(name) and _FUNDAMENTAL.match(subject(name))))
+        if raw in C_ALLOWED or raw in self.math or raw in TOOLCHAIN_GENERATED:
+            return True
+        # The C++ runtime's C names: the ABI's own, or what its libraries export and libc does not.
+        return bool(CXX_ABI_RUNTIME.match(raw)
+                    or (raw in self.libraries.cxx and raw not in self.libraries.c))
 
     def allowed_reference(self, raw, name):
         """Why the undefined symbol `raw` (demangled, plain: `name`) is refused, as
@@ -398,7 +433,7 @@ class Rules:
                                  "cudaHostRegister, cudaMallocManaged): the kernel counts in device memory")
         if about in FORBIDDEN or raw in FORBIDDEN:
             return ("forbidden", FORBIDDEN_WHY)
-        if STD_FORBIDDEN.match(about):
+        if STD_FORBIDDEN.match(about) or RUNTIME_FORBIDDEN.match(raw):
             return ("forbidden", FORBIDDEN_WHY)
         if about in self.sim or raw in self.sim:
             return None
@@ -407,19 +442,13 @@ class Rules:
             return None
         if about.startswith(COURSE_NAMESPACES):
             return ("course", "")
-        if about in C_ALLOWED or raw in C_ALLOWED or about in CXX_RUNTIME_ALLOWED:
+        if HOOKS_ALLOWED.match(raw) or self.standard_library(raw, name, about):
             return None
-        if raw in self.math or about in self.math:
-            return None
-        if STD_ALLOWED.match(about) or ABI_ALLOWED.match(about) or HOOKS_ALLOWED.match(raw):
-            return None
-        if name != subject(name) and _FUNDAMENTAL.match(subject(name)):
-            return None  # typeinfo for int, char const*, ...
         if re.match(r"^(cuda|__cuda|cu[A-Z]|__nv)", about):
             return ("forbidden", "only the CUDA runtime calls a launcher needs (device memory, "
                                  "copies, streams, events, errors, device attributes, occupancy, launches)")
-        return ("forbidden", "only the CUDA runtime, the histo:: launch helpers and the C/C++ "
-                             "library's memory, string, math, formatting and exception functions")
+        return ("forbidden", "only the CUDA runtime, the histo:: launch helpers, the C++ standard "
+                             "library and the C library's memory, string, math and formatting functions")
 
     def allowed_definition(self, raw, name, weak):
         """"" when the object may define the global symbol `raw` (demangled `name`); else what

@@ -232,8 +232,61 @@ class WhatCodeMayUse(unittest.TestCase):
                       f'# 1 "{header}" 1\nclass V {{}};\n# 2 "{sub}" 2\n#define private public\n'):
             self.assertEqual(codecheck.check_macros(order, sub, "lab01_naive.cu"), "", order)
 
-    def compiled(self, source, flags=()):
-        compiler = shutil.which("g++") or shutil.which("c++")
+    def test_the_cxx_library_by_where_it_comes_from(self):
+        # GCC 13's <iostream> references std::ios_base_library_init where GCC 12's defines a
+        # std::ios_base::Init object: both are the C++ library's, allowed by its namespace, as is
+        # what libstdc++ exports outside it (operator new, typeinfo for int).
+        allowed = ["_ZSt21ios_base_library_initv", "_ZNSt8ios_base4InitC1Ev", "_ZNSt8ios_base4InitD1Ev",
+                   "_ZNSt6chrono3_V212steady_clock3nowEv", "_ZSt20__throw_length_errorPKc",
+                   "_ZN9__gnu_cxx27__verbose_terminate_handlerEv", "_Znwm", "_ZdlPvm", "_ZTIi",
+                   "_ZTVN10__cxxabiv117__class_type_infoE", "__cxa_atexit", "__cxa_guard_acquire",
+                   "__gxx_personality_v0", "_Unwind_Resume", "__dynamic_cast", "sqrtf"]
+        # What reaches the dynamic linker, raw system calls, files or threads stays refused,
+        # whichever library exports it; so does a C function nobody listed (deny by default).
+        refused = ["dlsym", "syscall", "process_vm_readv", "__cxa_thread_atexit", "_Unwind_ForcedUnwind",
+                   "_Unwind_SetIP", "__enable_execute_stack", "_ZNSt10filesystem6existsERKNS_4pathE",
+                   "_ZN9__gnu_cxx13stdio_filebufIcSt11char_traitsIcEEC1EiSt13_Ios_Openmodem",
+                   "_ZNSt13random_device7_M_initERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
+                   "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE",
+                   "_ZNSt3__14__fs10filesystem8__statusERKNS1_4pathEPNS_10error_codeE"]
+        names = codecheck.demangle(allowed + refused)
+        for raw in allowed:
+            self.assertIsNone(self.rules.allowed_reference(raw, names[raw]), (raw, names[raw]))
+        for raw in refused:
+            self.assertEqual(self.rules.allowed_reference(raw, names[raw])[0], "forbidden", (raw, names[raw]))
+        self.assertEqual(self.refused("dlsym"), ("forbidden", codecheck.FORBIDDEN_WHY))
+        self.assertEqual(self.refused("syscall"), ("forbidden", codecheck.FORBIDDEN_WHY))
+        if "__divti3" in self.rules.libraries.cxx:  # where libgcc_s could be read
+            self.assertIsNone(self.refused("__divti3"))
+
+    def test_both_forms_of_the_iostream_initializer_in_an_object(self):
+        # Both forms written out, so that any compiler makes both: GCC 12's static object (its
+        # initializer runs before the tests, and may reach nothing else) and GCC 13's reference.
+        source = ("#include <ios>\nnamespace std { void ios_base_library_init(); }\n"
+                  "static std::ios_base::Init streams;\n"
+                  "namespace lab01 {\nvoid start() { std::ios_base_library_init(); }\n}\n")
+        honest = ("#include <iostream>\n#include <vector>\nnamespace lab01 {\n"
+                  "int f(const std::vector<int>& v) { std::cout << v.at(0) << std::endl; return v[0]; }\n}\n")
+        for compiler in self.compilers():
+            self.assertEqual(self.compiled(source, compiler=compiler), "", compiler)
+            for flags in [(), ("-std=c++20", "-O3", "-D_GLIBCXX_ASSERTIONS")]:
+                self.assertEqual(self.compiled(honest, flags, compiler), "", (compiler, flags))
+            self.assertTrue(self.compiled(
+                "#include <dlfcn.h>\nnamespace lab01 {\nvoid* f(void* h) { return dlsym(h, \"system\"); }\n}\n",
+                compiler=compiler).startswith("uses what a submission may not: calls dlsym (lab01_naive.cu"), compiler)
+            self.assertTrue(self.compiled(
+                "#include <unistd.h>\n#include <sys/syscall.h>\nnamespace lab01 {\n"
+                "long f() { return syscall(SYS_getpid); }\n}\n",
+                compiler=compiler).startswith("uses what a submission may not: calls syscall (lab01_naive.cu"), compiler)
+
+    def compilers(self):
+        found = [c for c in (shutil.which("g++"), shutil.which("clang++")) if c]
+        if not found:
+            self.skipTest("no host C++ compiler")
+        return found
+
+    def compiled(self, source, flags=(), compiler=None):
+        compiler = compiler or shutil.which("g++") or shutil.which("c++")
         if not compiler:
             self.skipTest("no host C++ compiler")
         tmp = tempfile.TemporaryDirectory()
