@@ -56,6 +56,14 @@ Activity activity_of(const void* d_begin) {
 
 }  // namespace
 
+bool host_accesses_caught() {
+#ifdef HISTO_SIM
+  return histo_sim::host_accesses_caught();
+#else
+  return false;
+#endif
+}
+
 void count_kernel_launch() { g_kernel_launches.fetch_add(1, std::memory_order_relaxed); }
 
 unsigned long long kernel_launches() { return g_kernel_launches.load(std::memory_order_relaxed); }

@@ -34,6 +34,11 @@ struct HostActivity {
 };
 HostActivity host_activity(const void* begin);
 
+// Whether host code touching device memory is caught at all (HostActivity::host_accesses): not
+// under AddressSanitizer or ThreadSanitizer (the sim-asan and sim-tsan presets), which handle
+// faults their own way, so device memory is never protected there (host_access.cpp).
+bool host_accesses_caught();
+
 // [begin, begin + bytes) of device memory was just filled with poison that stands for the
 // garbage of fresh memory: the hazard checks' initcheck counts it as never written, so a kernel
 // that counts into it before zeroing it is named (the launcher forgot to zero its output).

@@ -11,6 +11,7 @@
 //
 // Under AddressSanitizer and ThreadSanitizer (the sim-asan and sim-tsan presets), which handle
 // faults and shadow memory their own way, nothing is protected; the copies are still seen.
+#include "histo_sim_host_writes.h"
 #include "internal.hpp"
 
 #include <signal.h>
@@ -175,6 +176,14 @@ void protect_device_memory(bool on) {
 }
 
 uint64_t host_accesses() { return g_accesses.load(); }
+
+bool host_accesses_caught() {
+#ifndef HISTO_SIM_NO_PROTECTION
+  return true;
+#else
+  return false;
+#endif
+}
 
 HostAccess host_access(uint64_t index) {
   const uint64_t seen = g_accesses.load();

@@ -19,6 +19,11 @@
 
 namespace histo {
 
+// Whether host code reading or writing device memory directly is seen (OutputWatch::problem):
+// in the simulator, unless it runs under a sanitizer (sim-asan, sim-tsan), which leaves device
+// memory unprotected. Never on a GPU, where such code crashes instead.
+bool host_accesses_caught();
+
 // histo::launch (kernel_launch.cuh) calls this for every launch.
 void count_kernel_launch();
 // Kernels launched through histo::launch so far in this process.
