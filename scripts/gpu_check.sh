@@ -138,13 +138,22 @@ build_all() {
 
 part_tests() {
   local t=$SECONDS d=$work/tests g lab n n_fail want end_tests
-  # compute-sanitizer over every solution grader, all at once, beside CTest.
+  # compute-sanitizer over every solution grader, beside CTest: each grader's [gpu]~[large] test
+  # cases dealt into SAN_CHUNKS runs (default 4), so that no one grader sets the time.
+  local chunks=${SAN_CHUNKS:-4} name
+  for g in "$bin"/lab0*/lab0*_solution_grader; do
+    name=$(basename "$g" _solution_grader)
+    "$g" "[gpu]~[large]" --list-tests --verbosity quiet | sed '/^$/d; s/.*/"&"/' > "$d/$name.cases"
+    split -n "r/$chunks" -d "$d/$name.cases" "$d/$name.cases."
+    for c in "$d/$name".cases.*; do
+      [ -s "$c" ] && printf '%s %s %s\n' memcheck "$g" "$c" racecheck "$g" "$c"
+    done
+  done > "$d/sanitize.jobs"
   # shellcheck disable=SC2016  # the script of sh -c expands its own arguments
-  { for g in "$bin"/lab0*/lab0*_solution_grader; do printf '%s %s\n' memcheck "$g" racecheck "$g"; done |
-    HISTO_GRADER_MAX_N=${HISTO_GRADER_MAX_N:-1048576} D=$d xargs -P 12 -L 1 sh -c '
-      log=sanitize-$(basename "$1" _solution_grader)-$0.log
-      timeout 900 compute-sanitizer --tool "$0" --error-exitcode 99 "$1" "[gpu]~[large]" > "$D/$log" 2>&1
-      echo "$? $log"' > "$d/sanitize.rc"
+  { HISTO_GRADER_MAX_N=${HISTO_GRADER_MAX_N:-1048576} D=$d xargs -P "$jobs" -L 1 sh -c '
+      log=sanitize-$(basename "$1" _solution_grader)-$0-${2##*.}.log
+      timeout 900 compute-sanitizer --tool "$0" --error-exitcode 99 "$1" --input-file "$2" > "$D/$log" 2>&1
+      echo "$? $log"' < "$d/sanitize.jobs" > "$d/sanitize.rc"
     echo $SECONDS > "$d/sanitize.end"; } &
   # The solutions' tests with the GPU hidden: their GPU tests must say skipped, never passed.
   { CUDA_VISIBLE_DEVICES='' ctest --test-dir "$bin" -L '^solution$' -LE sanitize -j "$jobs" \
