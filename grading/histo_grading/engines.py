@@ -41,7 +41,7 @@ ENGINES = {
 }
 PERF_MODES = ("sim", "ncu", "none")
 # The compilers the top CMakeLists.txt takes for the simulator when nobody chose one.
-CLANG_NAMES = ("clang++", "clang++-19", "clang++-16", "clang++-14")
+CLANG_NAMES = ("clang++",) + tuple(f"clang++-{v}" for v in range(21, 13, -1))
 # A GPU grader's cost tests ("lab04.student: cost: ..."; the simulator's are "lab04.student.sim:
 # cost: ..."), as a CTest regular expression: left out where the simulator's twins grade.
 GPU_COST_TESTS = r"^lab[0-9][0-9]\.[a-z]+: cost: "
