@@ -71,9 +71,12 @@
 // and both land in sections the simulator registers as device memory, where kernels' accesses
 // are counted and checked like those of cudaMalloc'd memory (cudaGetSymbolAddress and
 // cudaMemcpyToSymbol reach them). Loads of __constant__ memory go through the constant cache
-// on a GPU, not the global-memory pipe: they are not counted as global loads.
-#define HISTO_SIM_DEVICE_VARIABLE __attribute__((section("histo_device"), used))
-#define HISTO_SIM_DEVICE_VARIABLE_READONLY __attribute__((section("histo_device_ro"), used))
+// on a GPU, not the global-memory pipe: they are not counted as global loads. Each __device__
+// variable starts 256-byte aligned, as cudaMalloc's memory does: a module's variables lie in
+// device memory from an aligned base, so an array alone there (the usual case) is aligned on
+// the GPU, and its warps' accesses touch as many 32-byte sectors here as there.
+#define HISTO_SIM_DEVICE_VARIABLE __attribute__((section("histo_device"), used, aligned(256)))
+#define HISTO_SIM_DEVICE_VARIABLE_READONLY __attribute__((section("histo_device_ro"), used, aligned(256)))
 #define HISTO_SIM_CONSTANT_VARIABLE __attribute__((section("histo_constant"), used))
 #define HISTO_SIM_CONSTANT_VARIABLE_READONLY __attribute__((section("histo_constant_ro"), used))
 #define __constant__ HISTO_SIM_CONSTANT_VARIABLE

@@ -22,9 +22,12 @@ struct SiteCount {
 struct ThreadState {
   uint32_t loads = 0;  // global loads so far: the epoch that lines lanes up (trace.hpp)
   std::vector<SiteCount> sites;
-  // The thread's last access, to rejoin a 16-byte access the host compiler split in two.
+  // The thread's last access, to rejoin a vector access the host compiler split (record()).
   int64_t last = -1;  // its group in the warp's list
-  uint64_t last_address = 0;
+  uint64_t last_address = 0;  // where the access (with the pieces joined to it) begins
+  unsigned last_bytes = 0;    // its bytes so far
+  unsigned last_piece = 0;    // the size of each piece
+  uintptr_t last_code = 0;    // the instruction of its latest piece
 };
 
 struct Group {
@@ -108,13 +111,24 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
   if (!g_group || constant) return;
   ThreadState& ts = g_thread_state[thread];
   WarpState& warp = g_warps[thread / 32];
-  // Clang stores a 16-byte vector (make_uint4) as two 8-byte halves; the GPU as one access.
-  if (ts.last >= 0 && kind != Kind::atomic && bytes == 8 && address == ts.last_address + 8 &&
-      ts.last_address % 16 == 0) {
+  // The host compiler splits some vector accesses that nvcc makes one: a 16-byte store
+  // (make_uint4) into two 8-byte halves, and a vector or struct load copied whole (const uchar4
+  // v = in[i]; also uint2, uint4) into one load per field, back to back. A piece joins the
+  // thread's previous access when it continues it with the same size from another instruction
+  // (a loop re-running one load is not a split), adds up to at most 16 bytes, and the whole
+  // stays naturally aligned (as nvcc's vector access must be): halves of 8 bytes in either
+  // space, fields of global loads only. Four 4-byte shared loads that nvcc joins into one
+  // 16-byte load on its own (sim/README.md) stay four here.
+  if (ts.last >= 0 && kind != Kind::atomic && bytes == ts.last_piece && code != ts.last_code &&
+      address == ts.last_address + ts.last_bytes && ts.last_bytes + bytes <= 16 &&
+      (bytes == 8 || (space == Space::global && kind == Kind::load))) {
+    unsigned whole = 1;
+    while (whole < ts.last_bytes + bytes) whole *= 2;
     Request& previous = warp.groups[size_t(ts.last)].request;
-    if (previous.kind == kind && previous.space == space && previous.bytes >= 8) {
-      previous.bytes = 16;
-      ts.last = -1;
+    if (ts.last_address % whole == 0 && previous.kind == kind && previous.space == space) {
+      ts.last_bytes += bytes;
+      ts.last_code = code;
+      previous.bytes = std::max(previous.bytes, ts.last_bytes);
       return;
     }
   }
@@ -152,6 +166,8 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
   r.unit_increments = r.unit_increments && unit;
   ts.last = int64_t(it->second);
   ts.last_address = address;
+  ts.last_bytes = ts.last_piece = bytes;
+  ts.last_code = code;
 }
 
 }  // namespace
