@@ -40,28 +40,16 @@ std::string fixed(double v, int digits) {
 
 // What each [perf] test's technique reaches: the solution's GB/s that the NVIDIA H200's cost
 // model predicts on 1 GiB of the test's dataset (seed 2026; histo_bench --model h200
-// --predict-size 1G). sim/tests/technique_goals.py holds them to the model (CTest
-// perfmodel.technique_goals); its --write rewrites the lines between the markers.
+// --predict-size 1G). They live in sim/data/technique_goals.csv, which the configure step turns
+// into technique_goals.inc (sim/model_data.cmake); sim/tests/technique_goals.py holds them to
+// the model (CTest perfmodel.technique_goals) and its --write rewrites the file.
 struct TechniqueGoal {
   const char* variant;
   const char* dataset;
   double gbps;
 };
 const TechniqueGoal kTechniqueGoals[] = {
-    // technique goals: begin
-    {"lab01/segmented", "uniform", 4.2},
-    {"lab02/interleaved", "uniform", 4.2},
-    {"lab03/aggregated", "degenerate", 43.4},
-    {"lab03/aggregated", "text", 16.5},
-    {"lab04/shared", "uniform", 730.2},
-    {"lab04/shared_runs", "degenerate", 3857.9},
-    {"lab04/shared_vec16", "uniform", 2466.9},
-    {"lab05/packed", "degenerate", 278.4},
-    {"lab05/packed", "uniform", 278.4},
-    {"lab06/avoid", "uniform", 364.6},
-    {"lab06/capstone", "degenerate", 4325.6},
-    {"lab06/capstone", "uniform", 4325.6},
-    // technique goals: end
+#include "histo/technique_goals.inc"
 };
 
 // The H200 model's predictions are for 1 GiB, as distance_to_goal states them.

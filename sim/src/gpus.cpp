@@ -1,10 +1,12 @@
 // The GPUs the simulator can stand in for, and the cost model's constants for each: the one
 // file that holds them. Shapes come from the vendor's documents named beside each entry; the
 // model constants of the H200 were measured on one by bench/calibrate.cu
-// (scripts/gpu_check.sh --part simval; the run is report/calibration.json). The other GPUs' model constants
-// were not measured: scaled() derives them from the H200's. Treat their predictions as
-// rougher than the H200's.
+// (scripts/gpu_check.sh --part simval) and live in sim/data/h200_calibration.json, which the
+// configure step turns into histo_sim/h200_calibration.hpp (sim/model_data.cmake). The other
+// GPUs' model constants were not measured: scaled() derives them from the H200's. Treat their
+// predictions as rougher than the H200's.
 #include "histo_sim/gpus.hpp"
+#include "histo_sim/h200_calibration.hpp"  // generated from sim/data/h200_calibration.json
 
 #include <cstdlib>
 
@@ -39,25 +41,25 @@ std::vector<GpuShape> make_shapes() {
   // L2, boost clock (MHz).
   GpuShape h200{
       "h200", "NVIDIA H200", 9, 0, 132, 233472, 232448, 1024, 2048, 32, 62914560, 1980,
-      // Measured on an NVIDIA H200 (report/calibration.json, bench/calibrate.cu; the key):
-      6.11,           // launch_after_memset_us
-      4434.9,         // dram_read_gbps
-      368.7,          // load_request_ns
-      14.81,          // shared_load_latency_ns
-      2.819e9,        // load_sectors_per_sm_per_s
-      4.237e7 * 32,   // atomic_one_address_per_s: requests/s, each 32 lanes (passes) on one word
-      2.900e9,        // atomic_region_1k_per_s
-      9.776e10,       // atomic_spread_per_s
-      1.655e9,        // shared_wavefronts_per_sm_per_s
-      1.868e9,        // shared_atomic_wavefronts_per_sm_per_s
+      // Measured on an NVIDIA H200: sim/data/h200_calibration.json, each under its own name.
+      h200_calibration::launch_after_memset_us,
+      h200_calibration::dram_read_gbps,
+      h200_calibration::load_request_ns,
+      h200_calibration::shared_load_latency_ns,
+      h200_calibration::load_sectors_per_sm_per_s,
+      // requests/s, each 32 lanes (passes) on one word
+      h200_calibration::atomic_one_address_per_s * 32,
+      h200_calibration::atomic_region_1k_per_s,
+      h200_calibration::atomic_spread_per_s,
+      h200_calibration::shared_wavefronts_per_sm_per_s,
+      h200_calibration::shared_atomic_wavefronts_per_sm_per_s,
       "constants measured on an NVIDIA H200 by the course's calibration microbenchmarks, never "
       "fitted to the lab kernels; shape: NVIDIA H200 datasheet and the CUDA Programming Guide's "
       "table for compute capability 9.0"};
-  // The L2 (bench/calibrate.cu): each value is the calibration key named beside it, copied from
-  // report/calibration.json by sim/tests/gpu_validation.py apply; 0 until measured.
-  h200.l2_read_gbps = 0;        // calibration: l2_read_gbps
-  h200.l2_load_request_ns = 0;  // calibration: l2_load_request_ns
-  h200.l2_resident_bytes = 0;   // calibration: l2_resident_bytes
+  // The L2 (bench/calibrate.cu): a 0 in the calibration leaves the L2 term out of the model.
+  h200.l2_read_gbps = h200_calibration::l2_read_gbps;
+  h200.l2_load_request_ns = h200_calibration::l2_load_request_ns;
+  h200.l2_resident_bytes = h200_calibration::l2_resident_bytes;
   // The correctness tests' device: small on purpose, so grids stay small on a CPU.
   GpuShape small = h200;
   small.key = "small";

@@ -7,15 +7,23 @@ usage:
       (on the GPU machine, called by gpu_check.sh) Nsight Compute's CSVs of the
       programs (RAW_DIR/PROGRAM.csv) and their timing lines into two tables.
   gpu_validation.py apply GPU_OUT_DIR [--repo DIR]
-      (here) commits-to-be: report/calibration.json gets the run's constants (the L2's among
-      them), sim/src/gpus.cpp the L2 constants, report/benchmark_16M.csv,
-      report/cuda_programs_counters.csv and report/cuda_programs_times.csv the run's tables.
+      (here) copies the run's files into the tree, to be committed: calibration.json as
+      sim/data/h200_calibration.json (the H200 model's constants: the configure step reads them,
+      sim/model_data.cmake), benchmark_16M.csv, cuda_programs_ncu.csv (as
+      cuda_programs_counters.csv) and cuda_programs_times.csv into report/. One value is derived
+      here rather than copied: l2_resident_bytes, from the run's own l2_sweep_gbps
+      (l2_resident_bytes() below says how), since calibrate.cu at 86730c0 and before derived 0
+      from a sweep that shows L2-speed reads up to 56 MiB.
   gpu_validation.py check SIM_RUN PROGRAMS_DIR [--counters CSV] [--times CSV] [--size BYTES]
       (CTest perfmodel.cuda_programs) runs each program through SIM_RUN (scripts/sim_run.sh
       --gpu h200 --report) at 16 MiB and compares, launch by launch, every counter with Nsight
       Compute's (within 2%, as compare_counters.py judges) and the predicted time with the
-      measured one (within 1.5x). Exit 77 (skipped) while the H200's tables are not committed,
-      or where the build cannot see plain loads and stores (no Clang).
+      measured one (within 1.5x). A counter ("l1tex__...") or a time ("time") of a launch that
+      misses, where sim/tests/known_limits.csv lists it (check "cuda_programs", subject
+      PROGRAM:KERNEL), is printed as a known limit with its reason, not failed; a listed one that
+      no longer misses is reported, so that the list shrinks. Exit 77 (skipped) while the
+      H200's tables are not committed, or where the build cannot see plain loads and stores (no
+      Clang).
 """
 import csv
 import json
@@ -33,6 +41,17 @@ from compare_counters import METRICS, compare_metrics, number  # noqa: E402
 
 PROGRAM_SIZE = 16 << 20
 MAX_RATIO = 1.5
+KNOWN_LIMITS = HERE / "known_limits.csv"
+
+
+def known_limits(check_name):
+    """{(subject, counter): reason} of sim/tests/known_limits.csv's rows for one check."""
+    out = {}
+    for r in csv.DictReader(open(KNOWN_LIMITS, newline="")):
+        if r["check"] == check_name:
+            for counter in r["counters"].split():
+                out[(r["subject"], counter)] = r["reason"]
+    return out
 
 
 def collect(raw, times, out_ncu, out_times):
@@ -60,30 +79,45 @@ def collect(raw, times, out_ncu, out_times):
     print(f"{out_ncu}: {len(rows)} launches; {out_times}: {len(timed)} timings")
 
 
+def l2_resident_bytes(calibration):
+    """The largest buffer of the sweep (l2_sweep_gbps: MiB -> GB/s of 8 passes in one launch) that
+    an input up to its size stays in the L2 across launches: from the sweep's fastest size on,
+    the sizes whose reads reach halfway from dram_read_gbps to that fastest rate, up to the first
+    that does not. The sweep's own peak, not l2_read_gbps, is the yardstick: l2_read_gbps makes 64
+    passes in a launch, the sweep 8, so the sweep's small sizes pay a launch's fixed cost 8 times
+    as large a share (8 MiB: 6205 GB/s on the H200, against 16024) and never reach halfway to
+    l2_read_gbps, which is why a rule requiring every size from 8 MiB on to do so gave 0."""
+    sweep = {int(mib): float(gbps) for mib, gbps in calibration["l2_sweep_gbps"].items()}
+    peak = max(sweep, key=sweep.get)
+    halfway = (float(calibration["dram_read_gbps"]) + sweep[peak]) / 2
+    resident = 0
+    for mib in sorted(m for m in sweep if m >= peak):
+        if sweep[mib] < halfway:
+            break
+        resident = mib << 20
+    return resident
+
+
 def apply(gpu_out, repo):
     gpu_out, repo = Path(gpu_out), Path(repo)
-    measured = json.loads((gpu_out / "calibration.json").read_text())
-    calibration = repo / "report" / "calibration.json"
-    merged = json.loads(calibration.read_text()) if calibration.exists() else {}
-    merged.update(measured)
-    calibration.write_text(json.dumps(merged, indent=2) + "\n")
-    gpus = repo / "sim" / "src" / "gpus.cpp"
-    text = gpus.read_text()
-    for key in ("l2_read_gbps", "l2_load_request_ns", "l2_resident_bytes"):
-        if key not in measured:
-            sys.exit(f"{gpu_out / 'calibration.json'} has no {key}: was it measured by this tree's "
-                     "bench/calibrate.cu?")
-        text, n = re.subn(rf"(h200\.{key} = )[^;]*(;\s*// calibration: {key})",
-                          rf"\g<1>{measured[key]:.10g}\g<2>", text)
-        if n != 1:
-            sys.exit(f"{gpus}: no line 'h200.{key} = ...;  // calibration: {key}'")
-    gpus.write_text(text)
+    text = (gpu_out / "calibration.json").read_text()
+    measured = json.loads(text)
+    if "l2_sweep_gbps" in measured and "dram_read_gbps" in measured:
+        derived = l2_resident_bytes(measured)
+        if measured.get("l2_resident_bytes") != derived:
+            print(f"l2_resident_bytes: {derived} from the sweep (the run said {measured.get('l2_resident_bytes')})")
+            text, n = re.subn(r'("l2_resident_bytes":\s*)[0-9]+', rf"\g<1>{derived}", text)
+            if n != 1:
+                sys.exit(f"{gpu_out / 'calibration.json'}: no \"l2_resident_bytes\": NUMBER to replace")
+    calibration = repo / "sim" / "data" / "h200_calibration.json"
+    calibration.write_text(text)
     for src, dst in (("benchmark_16M.csv", "benchmark_16M.csv"),
                      ("cuda_programs_ncu.csv", "cuda_programs_counters.csv"),
                      ("cuda_programs_times.csv", "cuda_programs_times.csv")):
         (repo / "report" / dst).write_text((gpu_out / src).read_text())
-    print(f"wrote {calibration}, {gpus} (L2 constants), report/benchmark_16M.csv, "
-          "report/cuda_programs_counters.csv, report/cuda_programs_times.csv")
+    print(f"wrote {calibration.relative_to(repo)}, report/benchmark_16M.csv, report/cuda_programs_counters.csv, "
+          "report/cuda_programs_times.csv; configure again (a build folder does so by itself) to rebuild "
+          "the model from them")
 
 
 def check(sim_run, programs_dir, counters, times, size):
@@ -99,6 +133,7 @@ def check(sim_run, programs_dir, counters, times, size):
         if int(r["bytes"]) == size:
             measured[(r["program"], r["kernel"])] = float(r["median_us"])
     failures, worst, notes, checked, compared = [], {}, set(), 0, []
+    limits, known, used = known_limits("cuda_programs"), [], set()
     for program in sorted({r["program"] for r in ncu_rows}):
         report = Path(tempfile.mkdtemp()) / f"{program}.csv"
         run = subprocess.run([sim_run, "--gpu", "h200", "--report", str(report),
@@ -121,7 +156,15 @@ def check(sim_run, programs_dir, counters, times, size):
         for s, g in zip(sim, gpu):
             label = f"{program}:{s['kernel']}"
             s = dict(s, grid=str(blocks(s["grid"])), bytes=str(size))
-            checked += compare_metrics(label, "", s, g, size, 0.02, False, failures, worst, notes)
+            missed = []
+            checked += compare_metrics(label, "", s, g, size, 0.02, False, missed, worst, notes)
+            for line in missed:
+                metric = next((m for m in METRICS if f" {m} " in line), "?")
+                if (label, metric) in limits:
+                    used.add((label, metric))
+                    known.append(f"{line.replace('  FAIL', '')}\n    known limit: {limits[(label, metric)]}")
+                else:
+                    failures.append(line)
             key = (program, s["kernel"])
             if key in measured and s["predicted_us"]:
                 ratio = measured[key] / float(s["predicted_us"])  # > 1: the model is optimistic
@@ -135,7 +178,19 @@ def check(sim_run, programs_dir, counters, times, size):
     for label, p, m, ratio, binding in compared:
         print(f"{label:48} {p:12.1f} {m:12.1f} {ratio:6.2f}  {binding}")
         if max(ratio, 1 / ratio) > MAX_RATIO:
-            failures.append(f"{label}: predicted {p:.1f} us, measured {m:.1f} us: off by more than {MAX_RATIO}x")
+            line = f"{label}: predicted {p:.1f} us, measured {m:.1f} us: off by more than {MAX_RATIO}x"
+            if (label, "time") in limits:
+                used.add((label, "time"))
+                known.append(f"{line}\n    known limit: {limits[(label, 'time')]}")
+            else:
+                failures.append(line)
+    if known:
+        print(f"\n{len(known)} known limits ({KNOWN_LIMITS.name}):")
+        for k in known:
+            print("  " + k)
+    for subject, counter in sorted(set(limits) - used):
+        failures.append(f"{subject} {counter}: listed in {KNOWN_LIMITS.name} but within its tolerance now: "
+                        "remove the row")
     for f in failures:
         print(f)
     return 1 if failures else 0

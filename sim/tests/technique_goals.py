@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""The [perf] tests' technique goals (common/src/perf.cpp, kTechniqueGoals): for every (kernel,
-dataset) a [perf] test counts, the GB/s that the NVIDIA H200's cost model predicts for the
-solution on 1 GiB of that dataset. A failing [perf] test states it beside the kernel's own
+"""The [perf] tests' technique goals (sim/data/technique_goals.csv, which the configure step
+makes into common/src/perf.cpp's kTechniqueGoals): for every (kernel, dataset) a [perf] test
+counts, the GB/s that the NVIDIA H200's cost model predicts for the solution on 1 GiB of that
+dataset. A failing [perf] test states it beside the kernel's own
 prediction (histo::distance_to_goal).
 
   technique_goals.py HISTO_BENCH          checks every entry against the model (within 0.5%) and
                                            that every [perf] test's (kernel, dataset) has one
-  technique_goals.py HISTO_BENCH --write  rewrites the entries from the model
+  technique_goals.py HISTO_BENCH --write  rewrites the file from the model (then rebuild: the
+                                           build folder configures again by itself)
 
 HISTO_BENCH is a simulator build's histo_bench (the solutions). The pairs come from the labs'
 grader.cpp files: each TEST_CASE tagged [perf], its find_variant(variants(), "NAME") and the
@@ -22,9 +24,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PERF_CPP = os.path.join(ROOT, "common", "src", "perf.cpp")
-BEGIN, END = "// technique goals: begin", "// technique goals: end"
-ENTRY = re.compile(r'\{"(lab\d\d/\w+)", "(\w+)", ([0-9.]+)\},')
+GOALS = os.path.join(ROOT, "sim", "data", "technique_goals.csv")
 TOLERANCE = 0.005
 
 
@@ -49,9 +49,7 @@ def perf_pairs():
 
 
 def recorded():
-    text = open(PERF_CPP).read()
-    body = text[text.index(BEGIN):text.index(END)]
-    return {(k, d): float(g) for k, d, g in ENTRY.findall(body)}
+    return {(r["kernel"], r["dataset"]): float(r["gbps"]) for r in csv.DictReader(open(GOALS))}
 
 
 def predict(bench, pairs):
@@ -87,19 +85,17 @@ def main():
     if missing:
         sys.exit(f"the benchmark predicted nothing for {missing} (not registered in this build?)")
     if args.write:
-        text = open(PERF_CPP).read()
-        head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        indent = head[head.rfind("\n") + 1:]
-        lines = [f'{indent}{{"{k}", "{d}", {model[(k, d)]:.1f}}},' for k, d in sorted(pairs)]
-        open(PERF_CPP, "w").write(head + BEGIN + "\n" + "\n".join(lines) + "\n" + indent + END + tail)
-        print(f"wrote {len(lines)} technique goals into {PERF_CPP}")
+        with open(GOALS, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["kernel", "dataset", "gbps"])
+            w.writerows([k, d, f"{model[(k, d)]:.1f}"] for k, d in sorted(pairs))
+        print(f"wrote {len(pairs)} technique goals into {os.path.relpath(GOALS, ROOT)}")
         return 0
     have = recorded()
     problems = []
     for key in sorted(pairs):
         if key not in have:
-            problems.append(f"{key[0]} on {key[1]}: a [perf] test counts it and kTechniqueGoals has no entry")
+            problems.append(f"{key[0]} on {key[1]}: a [perf] test counts it and {os.path.relpath(GOALS, ROOT)} has no row")
         elif abs(have[key] - model[key]) > TOLERANCE * model[key] + 0.05:
             problems.append(f"{key[0]} on {key[1]}: recorded {have[key]} GB/s, the model now predicts "
                             f"{model[key]:.1f}")
