@@ -81,7 +81,11 @@ uint32_t site_id(uintptr_t code, Space space) {
   return it->second;
 }
 
-void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = false) {
+// plain: an access the coverage hooks saw (the compiler's own load or store), which may be a piece
+// of a vector access the host compiler split; an atomic or an __ldg is one instruction on the GPU
+// as written, and never joins another.
+void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = false,
+            bool plain = false) {
   if (!g_on || !g_current || g_block_over) return;
   Space space;
   uint64_t address;
@@ -119,8 +123,8 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
   // stays naturally aligned (as nvcc's vector access must be): halves of 8 bytes in either
   // space, fields of global loads only. Four 4-byte shared loads that nvcc joins into one
   // 16-byte load on its own (sim/README.md) stay four here.
-  if (ts.last >= 0 && kind != Kind::atomic && bytes == ts.last_piece && code != ts.last_code &&
-      address == ts.last_address + ts.last_bytes && ts.last_bytes + bytes <= 16 &&
+  if (plain && ts.last >= 0 && kind != Kind::atomic && bytes == ts.last_piece &&
+      code != ts.last_code && address == ts.last_address + ts.last_bytes && ts.last_bytes + bytes <= 16 &&
       (bytes == 8 || (space == Space::global && kind == Kind::load))) {
     unsigned whole = 1;
     while (whole < ts.last_bytes + bytes) whole *= 2;
@@ -164,7 +168,7 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
   r.mask |= 1u << lane;
   r.address[lane] = address;
   r.unit_increments = r.unit_increments && unit;
-  ts.last = int64_t(it->second);
+  ts.last = plain ? int64_t(it->second) : -1;
   ts.last_address = address;
   ts.last_bytes = ts.last_piece = bytes;
   ts.last_code = code;
@@ -176,7 +180,7 @@ uint64_t g_plain = 0;  // plain accesses the hooks reported during this launch
 
 void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code) {
   if (g_on) ++g_plain;
-  record(address, bytes, kind, code);
+  record(address, bytes, kind, code, false, true);
 }
 
 uint64_t plain_accesses() { return g_plain; }
