@@ -7,3 +7,6 @@ set(REPLACE "")
 set(TESTS "histogram_shared matches the CPU reference on every dataset")
 set(EXPECT "no thread of the block wrote since the block began|shared bins were not all zeroed")
 set(FORBID "output must be zeroed" "head/tail")
+# A GPU leaves shared memory as the block before it left it, often zeros: the simulator, which
+# fills it with 0xA5, catches it every time.
+set(GPU_MAY_PASS "the shared bins it never zeroes held zeros (a GPU leaves shared memory as the last block left it; the simulator fills it with 0xA5 and catches it every run)")
