@@ -241,7 +241,12 @@ class Grading:
             record["not_run"] = problem
             return results.finish(self, sub, record, None, start)
 
+        # What this submission waits for (a build slot, then a turn to run its tests behind other
+        # submissions': a hanging one's time limits) is not its own time: execution_time leaves
+        # it out, and extra_data's queued_s says how long it was.
+        waited = time.time()
         tree = self.slot_queue.get()
+        record["queued_s"] = time.time() - waited
         try:
             built, refused, log = self.build(tree, source, record)
             (sub / "build.log").write_text(truncate(log, BUILD_LOG_LIMIT))
@@ -258,8 +263,10 @@ class Grading:
             record["status"].append("does not compile")
             return results.finish(self, sub, record, source, start)
 
+        waited = time.time()
         gpu = gpu_queue.get()
         record["test_window"] = [time.time()]
+        record["queued_s"] += record["test_window"][0] - waited
         try:
             with self.test_runs.shared():
                 outside = tests.run_tests(self, sub, record, gpu, source)

@@ -117,7 +117,9 @@ def finish(g, sub, record, source, start):
             tests[name] = {"name": name, "result": "skipped", "output": g.skipped_here[name]}
         else:
             tests[name] = {"name": name, "result": "failed", "output": note}
-    results = results_json(g, record, list(tests.values()), source, time.time() - start)
+    # The submission's own time: its build and its tests, not its waits behind other submissions.
+    elapsed = time.time() - start - record.get("queued_s", 0)
+    results = results_json(g, record, list(tests.values()), source, elapsed)
     (sub / "results.json").write_text(json.dumps(results, indent=1) + "\n")
     extra = results["extra_data"]
     say(f"{record['submission']}: {results['score']:g}/{extra['max_score']:g} {extra['status']}")
@@ -277,6 +279,9 @@ def results_json(g, record, tests, source, elapsed):
             # simulator's (histo_grading/ncu.py, compare()).
             **({"ncu": record["ncu"]} if record.get("ncu") else {}),
             "test_window": [round(t, 2) for t in record.get("test_window", [])],
+            # Seconds it waited for a build slot and for its turn to run tests (not in
+            # execution_time).
+            "queued_s": round(record.get("queued_s", 0), 1),
         },
     }
 

@@ -47,6 +47,20 @@ ok = good["score"] > 0 and good["score"] == good["extra_data"]["max_score"] + ex
 print(("ok" if ok else "FAIL") + f": correct scores {good['score']} of {good['extra_data']['max_score']}, wrong scores {wrong['score']}")
 sys.exit(0 if ok else 1)
 PY
+# A crashed test case ends when its process is gone, not at the test's time limit; and the crash
+# sample's execution_time is its own (its build and tests), not its wait behind the hanging
+# sample's tests (one test run at a time per build slot without a GPU).
+python3 - "$work/out" "$GRADE_TEST_TIMEOUT" <<'PY' || fail=1
+import json, sys
+from pathlib import Path
+out, limit = Path(sys.argv[1]), float(sys.argv[2])
+r = json.loads((out / "s05-crash/results.json").read_text())
+start, end = r["extra_data"]["test_window"]
+ok = end - start < limit / 2 and r["execution_time"] < limit
+print(("ok" if ok else "FAIL") + f": the crash sample's tests took {end - start:.1f} s, its grading "
+      f"{r['execution_time']} s (queued {r['extra_data'].get('queued_s')} s), test time limit {limit:g} s")
+sys.exit(0 if ok else 1)
+PY
 
 again=$(python3 "$root/grading/grade.py" run "$lab" "$work/subs" "$work/out" 2>&1)
 skipped=$(grep -c "already graded" <<< "$again")

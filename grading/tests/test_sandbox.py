@@ -20,6 +20,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from histo_grading import sandbox  # noqa: E402
+from histo_grading.tests import killed_by  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,6 +132,16 @@ class SandboxRuns:
         self.assertTrue(r.timed_out)
         self.assertLess(time.time() - start, 10)
         self.assertIsNone(r.returncode)
+
+    def test_a_crash_ends_the_run_at_once(self):
+        # A process left behind holds the output and report pipes open: the verdict still comes
+        # when the crashed process is gone, with its signal, not at the time limit.
+        start = time.time()
+        r = self.sh("(sleep 30 &); echo report >&3; kill -SEGV $$", timeout=30)
+        self.assertLess(time.time() - start, 10)
+        self.assertFalse(r.timed_out)
+        self.assertEqual(killed_by(r.returncode), 11)
+        self.assertEqual(r.report, b"report\n")
 
     def tearDown(self):
         self.box.release_uid(self.uid)
