@@ -5,5 +5,7 @@ set(FIND [=[  if (thread < split.tail) atomicAdd(&s_bins[d_in[n - split.tail + t
 set(REPLACE "")
 set(TESTS "histogram_shared_vec16 matches the CPU reference on every dataset"
           "every byte kernel counts short inputs at every alignment")
-set(EXPECT "the tail, when n is not a multiple of the block or load width")
+# Either cause names the dropped bytes; which one the first wrong case gives depends on the
+# seed's inputs where no access trace refines it (a GCC build).
+set(EXPECT "the tail, when n is not a multiple of the block or load width|all of it is head or tail \\(bytes counted one by one\\): are those counted")
 set(FORBID "race" "8-bit")
