@@ -27,7 +27,8 @@
 #            counters, beside the simulator's where SIM_BUILD (default build/sim-sol) has them.
 # simval and ncu's counters and lines run first, alone on the GPU: they time it or count over the
 # whole device. Then the other parts side by side, Nsight Compute's users one at a time (two
-# profilers cannot share a GPU); bench beside other parts is a check, not a measurement. Grading
+# profilers cannot share a GPU: grade.py profiles only where no Clang is found); bench beside other
+# parts is a check, not a measurement. Grading
 # runs from a world-readable copy of the course in /tmp: the sandbox's unprivileged user must
 # read it, and a checkout may lie in a private folder (/root).
 #
@@ -221,7 +222,7 @@ part_grade() {
     note grade FAIL "the mistake could not be made (grade/mistake.log)"
   expected=$(python3 grading/tests/check_points.py --print | awk -v lab="$lab:" '$1 == lab { print $3 }' | tr -d ,)
   GRADE_BUILD_SLOTS=${GRADE_BUILD_SLOTS:-2} python3 "$stage/course/grading/grade.py" run "$lab" \
-    "$stage/subs" "$stage/out" --slots-dir "$stage_root/slots" > "$d/grade.log" 2>&1 ||
+    "$stage/subs" "$stage/out" --slots-dir "$stage_root/slots-grade" > "$d/grade.log" 2>&1 ||
     note grade FAIL "grade.py (grade/grade.log)"
   for s in solution colliding_copies; do cp "$stage/out/$s/results.json" "$d/$s.results.json" 2> /dev/null; done
   cp "$stage/out/grades.csv" "$d/" 2> /dev/null
@@ -299,7 +300,7 @@ sys.exit(0 if sandbox.probe("bwrap", True, 1)[0] else 1)' > /dev/null 2>&1 && mo
   [ ${#modes[@]} -gt 0 ] || note grading-samples FAIL "no sandbox mode can be set up here"
   for mode in "${modes[@]}"; do
     GRADE_BUILD_SLOTS=${GRADE_BUILD_SLOTS:-2} GRADE_TEST_TIMEOUT=120 python3 "$stage/course/grading/grade.py" \
-      run lab01 "$stage/subs" "$stage/out-$mode" --engine gpu --sandbox "$mode" --slots-dir "$stage_root/slots" \
+      run lab01 "$stage/subs" "$stage/out-$mode" --engine gpu --sandbox "$mode" --slots-dir "$stage_root/slots-grading" \
       > "$d/grade-$mode.log" 2>&1 ||
       note grading-samples FAIL "grade.py, sandbox $mode (grade-$mode.log)"
     cp "$stage/out-$mode/grades.csv" "$d/grades-$mode.csv" 2> /dev/null
@@ -495,9 +496,18 @@ wait
 # Alone on the GPU: what times it or counts over the whole device.
 has simval && simval_measure
 has ncu && { ncu_counters; ncu_lines; }
-# Side by side. Nsight Compute's users take turns: ncu's perf tables, then grade.py's cost tests
-# (grade and grading share the build slots, configured and built once).
-{ has ncu && ncu_perf; has grade && part_grade; has grading && grading_samples; } &
+# Side by side. Nsight Compute's users take turns: grade.py counts the cost tests with Nsight
+# Compute only where it finds no Clang for the simulator's counters (engines.default_perf), and
+# then waits for ncu's perf tables. grade and grading build slots of their own (a slot folder
+# serves one grade.py at a time).
+if python3 -c 'import sys; sys.path.insert(0, "grading")
+from histo_grading import engines; sys.exit(0 if engines.find_clang() else 1)' 2> /dev/null; then
+  has ncu && ncu_perf &
+  has grade && part_grade &
+  has grading && grading_samples &
+else
+  { has ncu && ncu_perf; has grade && part_grade; has grading && grading_samples; } &
+fi
 has tests && part_tests &
 has bench && part_bench &
 has grading && { grading_gpu; grading_codecheck; } &
