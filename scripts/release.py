@@ -193,12 +193,14 @@ def provided_text(folder, root=ROOT):
 
 
 def answer_lines(root=ROOT):
-    """{lab: [(source file, line number, squashed, original)]}: the lines only the answer has."""
+    """{lab: [(source file, line number, squashed, original)]}: the lines only the answer has.
+    A line that the lab or an earlier one hands out as provided code is no answer: its students
+    have it (lab03's provided baseline holds the grid-stride loop that lab04's kernels reuse)."""
     folders = lab_folders(root)
-    shared = "\n".join(provided_text(d, root) for d in SHARED_CODE if (root / d).is_dir())
+    own = "\n".join(provided_text(d, root) for d in SHARED_CODE if (root / d).is_dir())
     answers = {}
-    for lab, folder in folders.items():
-        own = provided_text(folder, root) + "\n" + shared
+    for lab, folder in sorted(folders.items()):
+        own += "\n" + provided_text(folder, root)
         for sol in sorted((root / "solutions" / folder).glob("*.cu")):
             for number, line in solution_regions(sol, lab):
                 s = squash(line)
@@ -315,6 +317,27 @@ def bring_your_own(path, answers, owner, lab_folder_of):
     return rewritten
 
 
+def handout_brings_own(text, lab, names, owner, owner_file):
+    """The handout of a skeleton that bring_your_own rewrote: a note under its title, the names
+    gone from its "Provided:" paragraph, one row each in its TODO table."""
+    title, _, rest = text.partition("\n")
+    where = f"its `TODO({lab})` region" if len(names) == 1 else f"their `TODO({lab})` regions"
+    rest = (f"\n> In this repository the skeleton does not provide "
+            f"{', '.join(f'`{n}`' for n in names)}: {'it holds' if len(names) == 1 else 'they hold'} "
+            f"{owner}'s answer. Fill {where} from your own {owner} (`{owner_file}`).\n{rest}")
+    paragraphs = rest.split("\n\n")
+    for i, para in enumerate(paragraphs):
+        if para.startswith("Provided:"):
+            for n in names:
+                para = re.sub(rf"`{re.escape(n)}`(\s*\([^)]*\))?,\s*", "", para)
+            paragraphs[i] = para
+        if re.search(r"^\| TODO \|", para, re.M) and para.rstrip().endswith("|"):
+            paragraphs[i] = para.rstrip("\n") + "".join(
+                f"\n| `{n}` | as in your {owner} (`{owner_file}`): this repository does not provide "
+                f"it | - |" for n in names)
+    return f"{title}\n" + "\n\n".join(paragraphs)
+
+
 def withhold_handed_out(stage, labs, keep_provided, root=ROOT):
     """Every released lab's skeleton that hands out another lab's answer asks for the student's
     own instead, unless that lab is over (--keep-provided LAB: released before, not now).
@@ -338,13 +361,8 @@ def withhold_handed_out(stage, labs, keep_provided, root=ROOT):
             names = bring_your_own(skeleton, mine, owner, lambda l: folders[l])
             handout = stage / folders[lab] / "README.md"
             if handout.exists():
-                title, _, rest = handout.read_text().partition("\n")
-                where = (f"its `TODO({lab})` region" if len(names) == 1
-                         else f"their `TODO({lab})` regions")
-                handout.write_text(
-                    f"{title}\n\n> In this repository `{skeleton.name}` does not provide "
-                    f"{owner}'s {', '.join(f'`{n}`' for n in names)}: copy your own, from your "
-                    f"{owner} (`{folders[owner]}.cu`), into {where}.\n{rest}")
+                handout.write_text(handout_brings_own(handout.read_text(), lab, names, owner,
+                                                      f"{folders[owner]}.cu"))
             notes.append(f"{skeleton.relative_to(stage)}: {', '.join(names)} (from {owner}) became "
                          f"TODO({lab}) regions: students bring their own {owner} helpers, as "
                          f"{owner}'s answers are not handed out (--keep-provided {owner} keeps them "

@@ -176,6 +176,14 @@ def check_contents(repo, labs, folders):
             check(f"does not provide" in handout, f"{lab}'s handout says which helpers to bring")
         else:
             check(skeleton == course, f"{lab}'s skeleton is the course's, byte for byte")
+        # The handout agrees with the skeleton: each TODO in its table, none called provided.
+        todos = set(re.findall(rf"TODO\({lab}\) begin: (\w+)(?= \(|,)", skeleton))  # a function's
+        table = set(re.findall(r"^\| `(\w+)` \|", handout, re.M))
+        provided = set(re.findall(r"`(\w+)`", " ".join(re.findall(r"^Provided:.*?(?:\n\n|$)", handout,
+                                                                  re.M | re.S))))
+        check(todos <= table and not todos & provided,
+              f"{lab}'s handout lists every TODO of its skeleton and calls none provided "
+              f"(missing {sorted(todos - table)}, called provided {sorted(todos & provided)})")
     decks = sorted(f for f in files if re.match(r"slides/lab\d\d_.*\.md$", f))
     check(decks == sorted(f"slides/{folders[l]}.md" for l in labs), f"one student deck per released lab ({decks})")
     for deck in decks:
