@@ -5,7 +5,7 @@ usage: scripts/watch.sh [labNN] [--build BUILD_DIR] [--once]
 
 Without labNN it watches the lab whose source (labNN_*/labNN_*.cu) was saved last. On every save
 it rebuilds that lab's grader in the CPU simulator (build/sim, configured with the sim preset
-when it is not there yet) and runs its tests in three steps, each stopping at its first failure:
+whenever it is not there: first use, or deleted since; a long build shows its progress) and runs its tests in three steps, each stopping at its first failure:
   1. the quick checks: the [cpu] tests (your helpers, on the CPU: seconds at most);
   2. the remaining tests: your kernels in the simulator;
   3. the cost tests ([perf], "cost: ..."): what your kernels cost, as Nsight Compute counts it.
@@ -93,26 +93,47 @@ def run_step(grader, spec, build):
 
 
 def configure(build):
+    """Configures `build` with the sim preset where it is not configured (first use, or the
+    folder deleted since): says so; False when the configure failed."""
     if os.path.exists(os.path.join(build, "CMakeCache.txt")):
         return True
-    print("== configuring %s (cmake --preset sim) ..." % os.path.relpath(build, ROOT), flush=True)
-    proc = subprocess.run(["cmake", "--preset", "sim"], cwd=ROOT, capture_output=True, text=True)
+    print("== %s is not configured: configuring it (cmake --preset sim) ..."
+          % os.path.relpath(build, ROOT), flush=True)
+    proc = subprocess.run(["cmake", "--preset", "sim", "-B", build], cwd=ROOT, capture_output=True,
+                          text=True, errors="replace")
     if proc.returncode != 0:
         print(proc.stdout[-2000:] + proc.stderr[-2000:])
     return proc.returncode == 0
+
+
+def build_target(build, target):
+    """Builds `target`, printing ninja's progress every few seconds while a long build (the
+    first) runs; returns (returncode, output)."""
+    proc = subprocess.Popen(["cmake", "--build", build, "--target", target], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, errors="replace")
+    lines, shown, started = [], time.time(), time.time()
+    for line in proc.stdout:
+        lines.append(line)
+        step = re.match(r"\[(\d+)/(\d+)\]", line)
+        if step and time.time() - shown > 3:
+            shown = time.time()
+            print("   building: step %s of %s, %.0f s" % (step.group(1), step.group(2),
+                                                          shown - started), flush=True)
+    return proc.wait(), "".join(lines)
 
 
 def one_round(lab, folders, build):
     """Builds and tests once; returns True when every step passed."""
     started = time.time()
     target = "%s_student_sim_grader" % lab
-    proc = subprocess.run(["cmake", "--build", build, "--target", target], capture_output=True,
-                          text=True, errors="replace")
+    if not configure(build):
+        return False
+    returncode, output = build_target(build, target)
     built = time.time()
     stamp = time.strftime("%H:%M:%S")
-    if proc.returncode != 0:
+    if returncode != 0:
         print("== %s %s: DOES NOT COMPILE (%.1f s)\n%s" % (stamp, lab, built - started,
-                                                           first_error(proc.stdout + proc.stderr)))
+                                                           first_error(output)))
         return False
     grader = os.path.join(build, folders[lab], target)
     for number, (what, spec) in enumerate(STEPS, 1):
@@ -146,8 +167,6 @@ def main():
     if lab not in folders:
         sys.exit("watch: unknown lab '%s': expected one of %s" % (lab, ", ".join(folders)))
     build = os.path.abspath(args.build)
-    if not configure(build):
-        return 1
     source = source_of(lab, folders)
     if args.once:
         return 0 if one_round(lab, folders, build) else 1

@@ -106,21 +106,34 @@ class Status(unittest.TestCase):
 class Watch(unittest.TestCase):
     """watch.one_round on a lab with its build and test runs made up."""
 
-    def round(self, failure):
+    def round(self, failure, configured=True):
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp) / "lab01_naive"
             folder.mkdir()
             (folder / "lab01_naive.cu").write_text(
                 "int f() {\n  // TODO(lab01) begin: segment_bounds (about 4 lines)\n  return 1;\n"
                 "  // TODO(lab01) end\n}\n")
-            built = subprocess.CompletedProcess([], 0, "", "")
+            build = Path(tmp) / "build" / "sim"
+            if configured:
+                build.mkdir(parents=True)
+                (build / "CMakeCache.txt").write_text("")
+            ran = subprocess.CompletedProcess([], 0, "", "")
             out = io.StringIO()
             with mock.patch.object(watch, "ROOT", tmp), \
-                    mock.patch.object(watch.subprocess, "run", return_value=built), \
+                    mock.patch.object(watch.subprocess, "run", return_value=ran) as run, \
+                    mock.patch.object(watch, "build_target", return_value=(0, "")), \
                     mock.patch.object(watch, "run_step", side_effect=failure), \
                     contextlib.redirect_stdout(out):
-                passed = watch.one_round("lab01", {"lab01": "lab01_naive"}, tmp)
+                passed = watch.one_round("lab01", {"lab01": "lab01_naive"}, str(build))
+            self.configured = [c.args[0] for c in run.call_args_list if c.args[0][:2] == ["cmake", "--preset"]]
             return passed, out.getvalue()
+
+    def test_a_deleted_build_folder_is_configured_again_and_said(self):
+        passed, out = self.round([None, None, None], configured=False)
+        self.assertTrue(passed)
+        self.assertIn("is not configured: configuring it (cmake --preset sim)", out)
+        self.assertEqual(len(self.configured), 1)
+        self.assertEqual(self.configured[0][-2:][0], "-B")
 
     def test_a_round_where_every_step_passed_names_no_todo(self):
         passed, out = self.round([None, None, None])
