@@ -3,13 +3,22 @@
 #include "histo/gpu.hpp"
 
 #include <sstream>
+#include <string>
 
 namespace histo {
 
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
   std::ostringstream msg;
+  const std::string text = cudaGetErrorString(code);
+  // The CPU simulator's failure of a kernel opens with the kernel, its line and the cause; where
+  // the launcher learned of it comes after.
+  if (kSimulator && text.rfind("CPU simulator: kernel ", 0) == 0) {
+    msg << text << " [the launch failed: " << call << " returned " << cudaGetErrorName(code)
+        << " at " << file << ":" << line << "]";
+    throw CudaError(code, msg.str());
+  }
   msg << file << ":" << line << ": " << call << " failed: " << cudaGetErrorName(code) << " ("
-      << cudaGetErrorString(code) << ")";
+      << text << ")";
   if (code == cudaErrorNoKernelImageForDevice || code == cudaErrorInvalidDeviceFunction)
     msg << ". This build has no code for this GPU: rebuild with its architecture in "
            "CMAKE_CUDA_ARCHITECTURES (see histo_doctor).";

@@ -770,7 +770,6 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
   });
   if (failure.empty()) failure = hazards_after_launch(kernel);
   if (!failure.empty()) {
-    std::fprintf(stderr, "%s\n", failure.c_str());
     report_launch_failed(failure);
     set_launch_fault(cudaErrorLaunchFailure, failure);
   }

@@ -183,7 +183,7 @@ class Hazards final : public trace::Consumer {
       const Unwritten& u = unwritten_[offset];
       if (u.raced || is_reported(u.site)) continue;
       std::ostringstream out;
-      out << "CPU simulator: " << block_name() << " thread " << u.thread << " " << verb(u.kind)
+      out << block_name() << " thread " << u.thread << " " << verb(u.kind)
           << " " << describe_shared(offset, u.bytes, source_line(u.site))
           << ", which no thread of the block wrote since the block began: shared memory starts "
              "as garbage. Likely cause: the shared bins or counters are not zeroed before "
@@ -229,17 +229,16 @@ class Hazards final : public trace::Consumer {
   }
   void end_launch() override {}
 
-  // The launch's first hazard, naming the kernel: "CPU simulator: kernel K: a shared-memory
-  // race in block 0: ...".
+  // The launch's first hazard, opening with the kernel and the line of the access that found
+  // it: "CPU simulator: kernel K, lab04_shared_privatized.cu:88: a shared-memory race in block
+  // 0: ...", and where the next ones are.
   std::string take(const void* kernel) {
     if (findings_.empty()) return "";
-    const std::string prefix = "CPU simulator: ";
-    std::string text = findings_.front();
-    if (text.rfind(prefix, 0) == 0)
-      text = prefix + "kernel " + kernel_name(kernel) + ": " + text.substr(prefix.size());
+    std::string text = "CPU simulator: kernel " + kernel_name(kernel) + ", " +
+                       findings_.front().line + ": " + findings_.front().sentence;
     if (findings_.size() > 1 || more_) {
       text += " (" + std::to_string(findings_.size() - 1 + more_) + " more hazard(s) in this launch";
-      if (findings_.size() > 1) text += "; next: " + findings_[1];
+      for (size_t i = 1; i < findings_.size(); ++i) text += (i == 1 ? ", at " : ", ") + findings_[i].line;
       text += ")";
     }
     findings_.clear();
@@ -263,7 +262,7 @@ class Hazards final : public trace::Consumer {
 
   void unwritten_global(const trace::Access& a, uintptr_t byte, bool poisoned) {
     std::ostringstream out;
-    out << "CPU simulator: " << block_name() << " thread " << a.thread << " " << verb(a.kind)
+    out << block_name() << " thread " << a.thread << " " << verb(a.kind)
         << " " << describe_device_address(byte) << " (" << source_line(a.site) << "), which "
         << (poisoned ? "holds the grader's poison (it stands for the garbage of fresh memory: "
                        "nothing wrote it since)"
@@ -280,11 +279,15 @@ class Hazards final : public trace::Consumer {
   }
 
   void report(uintptr_t site, const std::string& sentence) {
-    if (is_reported(site)) return;  // once per source line
+    if (is_reported(site)) return;  // once per access site
     reported_sites_.push_back(site);
     if (site == last_site_) last_reported_ = true;
+    // Once per source line: the load and the store of one `++` are two sites of one line.
+    std::string line = source_line(site);
+    for (const Finding& f : findings_)
+      if (f.line == line) return;
     if (findings_.size() < 3)
-      findings_.push_back(sentence);
+      findings_.push_back({std::move(line), sentence});
     else
       ++more_;
   }
@@ -297,7 +300,7 @@ class Hazards final : public trace::Consumer {
     // (source lines, names) is built only for the first.
     if (a.site == last_site_ ? last_reported_ : is_reported(a.site)) return;
     std::ostringstream out;
-    out << "CPU simulator: a " << memory << " race in " << block_name() << ": thread " << a.thread
+    out << "a " << memory << " race in " << block_name() << ": thread " << a.thread
         << " " << verb(a.kind) << " " << describe_shared(where, a.bytes, source_line(a.site))
         << " and thread " << other << " " << verb(other_kind) << " it ("
         << source_line(other_site) << ") with no __syncthreads() between them (both after "
@@ -406,7 +409,7 @@ class Hazards final : public trace::Consumer {
     if (a.site == last_site_ ? last_reported_ : is_reported(a.site)) return;  // as race()
     std::ostringstream out;
     const std::string at = describe_device_address(address);
-    out << "CPU simulator: a global-memory race: block " << block_ << " thread " << a.thread << " "
+    out << "a global-memory race: block " << block_ << " thread " << a.thread << " "
         << verb(a.kind) << " " << at << " (" << source_line(a.site) << ") and block "
         << other / 65536u << " thread " << other % 65536u << " " << verb(other_kind) << " it ("
         << source_line(other_site) << "), in the same launch. Likely cause: a plain += (or =) on "
@@ -434,7 +437,11 @@ class Hazards final : public trace::Consumer {
   std::vector<ByteState> shared_;  // by offset in the block's shared memory
   std::unordered_map<uint64_t, ByteState> global_;
   uint64_t written_lo_ = ~uint64_t(0), written_hi_ = 0;  // global bytes the launch wrote
-  std::vector<std::string> findings_;
+  struct Finding {
+    std::string line;      // file:line of the access that found it
+    std::string sentence;  // what happened, then a likely cause
+  };
+  std::vector<Finding> findings_;
   // The lines reported in this launch: a few, so a vector beats a hash set.
   std::vector<uintptr_t> reported_sites_;
   bool is_reported(uintptr_t site) const {

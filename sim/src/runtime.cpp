@@ -180,11 +180,26 @@ void set_launch_error(cudaError_t code, const std::string& detail) {
   if (g_pending == cudaSuccess) g_pending = code;
 }
 
+// A kernel's fault whose text no cudaGetErrorString has returned yet: printed at exit, so that a
+// program that checks only the code, or nothing, still shows why its launch failed (a grader
+// shows it in its failure message instead: printed once, never twice).
+std::string g_unsaid;
+
+void say_unsaid_at_exit() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_unsaid.empty())
+    std::fprintf(stderr, "%s\n(the program did not ask why: no cudaGetErrorString of that error)\n",
+                 g_unsaid.c_str());
+}
+
 void set_launch_fault(cudaError_t code, const std::string& detail) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_fault != cudaSuccess) return;  // the first fault is the one reported
   g_detail[code] = detail;
   g_fault = code;
+  static const bool registered = std::atexit(say_unsaid_at_exit) == 0;
+  (void)registered;
+  g_unsaid = detail;
 }
 
 size_t dynamic_shared_limit(const void* kernel) {
@@ -736,7 +751,10 @@ const char* cudaGetErrorName(cudaError_t error) {
 const char* cudaGetErrorString(cudaError_t error) {
   std::lock_guard<std::mutex> lock(g_mutex);
   const auto it = g_detail.find(error);
-  if (it != g_detail.end()) return it->second.c_str();
+  if (it != g_detail.end()) {
+    if (it->second == g_unsaid) g_unsaid.clear();
+    return it->second.c_str();
+  }
   switch (error) {
     case cudaSuccess: return "no error";
     case cudaErrorInvalidValue: return "invalid argument";
