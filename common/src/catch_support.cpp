@@ -13,7 +13,10 @@ namespace histo {
 
 void require_parallel_gpu(const char* why) {
   if (kSimulator) SKIP("the CPU simulator runs one CUDA thread at a time, so " << why
-                       << ": this test runs on a GPU (the sim-tsan preset reports the race)");
+                       << ": this test runs on a GPU ("
+                       << (kThreadSanitizer ? "ThreadSanitizer, in this build, reports the race"
+                                            : "the sim-tsan preset reports the race")
+                       << ")");
   require_gpu();
 }
 

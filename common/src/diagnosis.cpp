@@ -52,6 +52,7 @@ std::string join_or(const std::vector<std::string>& parts) {
 }
 
 std::string race_tool() {
+  if (kThreadSanitizer) return "ThreadSanitizer's report (above, in this test's output) names the lines";
   return kSimulator ? "the sim-tsan preset names the lines: cmake --workflow --preset sim-tsan"
                     : "compute-sanitizer --tool racecheck names the lines";
 }
@@ -220,13 +221,18 @@ std::string too_many(const CaseInfo& info, const std::vector<uint64_t>& expected
            " (the byte stored just outside the input) gained some: bytes before d_in or at or "
            "after d_in + n were read " +
            (width ? "(head/tail handling of " + load_name(width) + "?)"
-                  : std::string("(a loop bound past n, or an index before the start?)"));
+                  : std::string("(a loop bound past n, or an index before the start?)")) +
+           (has(info, kWarpAggregation)
+                ? " Or lanes without an element were in the __match_any_sync mask: a lane past n "
+                  "must not take part, or its leader adds a count for it"
+                : "");
   std::vector<std::string> causes = {"do thread ranges overlap"};
   if (width)
     causes.push_back("is the head or tail counted by two threads, or also as part of a load");
   if (has(info, kWarpAggregation))
     causes.push_back("does a group have more than one leader, or its leader add more than "
-                     "group_count(peers)");
+                     "group_count(peers), or were lanes without an element in the "
+                     "__match_any_sync mask");
   if (has(info, kRunAggregation))
     causes.push_back("is a run added as longer than it is (run_length)");
   if (has(info, kPeriodicMerge)) causes.push_back("is a row merged without being cleared");

@@ -3,6 +3,7 @@
 // kernel that made it and that a cause the kernel cannot have is not offered. (The same
 // mistakes made on the solutions and graded in the simulator: common/tests/mistakes/.)
 #include "lab02.h"
+#include "lab03.h"
 #include "lab04.h"
 #include "lab05.h"
 #include "lab06.h"
@@ -152,6 +153,12 @@ TEST_CASE("reads past the input: head and tail only where the kernel has them", 
       expected, actual, n, case_for(lab04::variants(), "shared_vec16", n, 4));
   INFO(vectors);
   CHECK(says(vectors, "head/tail handling of 16-byte vector loads"));
+  // Warp aggregation: a lane past n in the __match_any_sync mask (lab03's question 4).
+  const std::string aggregated = histo::compare_bins(
+      expected, actual, n, case_for(lab03::variants(), "aggregated", n, 4));
+  INFO(aggregated);
+  CHECK(says(aggregated, "lanes without an element were in the __match_any_sync mask"));
+  CHECK_FALSE(says(bytes, "__match_any_sync"));
 }
 
 TEST_CASE("lost counts: a race only where threads ran at once, a barrier only where there is one",

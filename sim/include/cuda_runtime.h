@@ -583,18 +583,31 @@ inline T __ldg(const T* p) {
   ::histo_sim::traced_load(p, &v, sizeof(T));
   return v;
 }
-inline int __popc(unsigned x) { return __builtin_popcount(x); }
-inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-inline int __ffs(int x) { return __builtin_ffs(x); }
-inline int __ffsll(long long x) { return __builtin_ffsll(x); }
-inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(unsigned(x)); }
-inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+// The bit intrinsics are device functions: nvcc does not compile a call to one in host code (a
+// __host__ __device__ function called on the CPU included). Here all code is host code, so the
+// call is checked where it runs: outside a kernel it throws, naming the intrinsic.
+namespace histo_sim {
+[[noreturn]] void device_only_on_host(const char* intrinsic);
+}
+#define HISTO_SIM_DEVICE_ONLY(name) \
+  (::histo_sim::g_current ? (void)0 : ::histo_sim::device_only_on_host(name))
+inline int __popc(unsigned x) { HISTO_SIM_DEVICE_ONLY("__popc"); return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { HISTO_SIM_DEVICE_ONLY("__popcll"); return __builtin_popcountll(x); }
+inline int __ffs(int x) { HISTO_SIM_DEVICE_ONLY("__ffs"); return __builtin_ffs(x); }
+inline int __ffsll(long long x) { HISTO_SIM_DEVICE_ONLY("__ffsll"); return __builtin_ffsll(x); }
+inline int __clz(int x) { HISTO_SIM_DEVICE_ONLY("__clz"); return x == 0 ? 32 : __builtin_clz(unsigned(x)); }
+inline int __clzll(long long x) {
+  HISTO_SIM_DEVICE_ONLY("__clzll");
+  return x == 0 ? 64 : __builtin_clzll((unsigned long long)x);
+}
 inline unsigned __brev(unsigned x) {
+  HISTO_SIM_DEVICE_ONLY("__brev");
   unsigned r = 0;
   for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
   return r;
 }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  HISTO_SIM_DEVICE_ONLY("__byte_perm");
   const uint64_t both = (uint64_t(y) << 32) | x;
   unsigned r = 0;
   for (int i = 0; i < 4; ++i) r |= unsigned((both >> (8 * ((s >> (4 * i)) & 7))) & 0xFF) << (8 * i);

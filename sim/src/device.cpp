@@ -38,6 +38,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -612,6 +613,15 @@ void syncthreads(const char* file, int line) {
   hb_release(sync);
   yield_to_scheduler(f);
   hb_acquire(sync);
+}
+
+void device_only_on_host(const char* intrinsic) {
+  throw std::logic_error(std::string("CPU simulator: ") + intrinsic +
+                         " called in host code: it is a device function, and nvcc does not "
+                         "compile it for the CPU (a __host__ __device__ function that calls it "
+                         "runs here on the CPU). Likely cause: a device intrinsic in a "
+                         "__host__ __device__ helper; use portable code there (a loop, or "
+                         "histo::lowest_set_bit and histo::set_bit_count from histo/bits.hpp)");
 }
 
 uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int width,

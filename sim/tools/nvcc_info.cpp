@@ -311,12 +311,14 @@ int nvcc_info_main(int argc, char** argv) {
     return 2;
   }
   mkdir(work.c_str(), 0777);
-  const std::string cubin = work + "/kernels.cubin";
+  const std::string object = work + "/kernels.o";
   const std::string nvcc_deps = work + "/kernels.d";
-  std::string command = shell_quote(nvcc) + " -arch=sm_90 -cubin -O3 -std=c++17 -Xptxas -v";
+  // An object, not a cubin alone: the host side is compiled too, so what a GPU build refuses (a
+  // device intrinsic in a __host__ __device__ function) stops this build as well.
+  std::string command = shell_quote(nvcc) + " -arch=sm_90 -c -O3 -std=c++17 -Xptxas -v";
   if (!depfile.empty()) command += " -MD -MF " + shell_quote(nvcc_deps);
   for (const std::string& a : args) command += " " + shell_quote(a);
-  command += " -o " + shell_quote(cubin) + " " + shell_quote(source);
+  command += " -o " + shell_quote(object) + " " + shell_quote(source);
   std::string out;
   if (run(command, &out) != 0) {
     std::fprintf(stderr,
@@ -326,7 +328,7 @@ int nvcc_info_main(int argc, char** argv) {
     return 1;
   }
   if (!depfile.empty()) {
-    // nvcc names the cubin as the target: the build wants the table.
+    // nvcc names the object as the target: the build wants the table.
     std::ifstream in(nvcc_deps);
     std::ostringstream deps;
     deps << in.rdbuf();
@@ -344,7 +346,7 @@ int nvcc_info_main(int argc, char** argv) {
     std::string sass;
     // cuobjdump runs nvdisasm, which lies beside it.
     if (run("PATH=" + shell_quote(dir) + ":\"$PATH\" " + shell_quote(cuobjdump) + " -sass " +
-                shell_quote(cubin), &sass) == 0) {
+                shell_quote(object), &sass) == 0) {
       for (const auto& [name, code] : parse_sass(sass))
         if (kernels.count(name)) analyse(code, &kernels[name]);
     } else {

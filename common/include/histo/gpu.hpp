@@ -16,6 +16,19 @@ inline constexpr bool kSimulator = true;
 inline constexpr bool kSimulator = false;
 #endif
 
+// True in a ThreadSanitizer build (the sim-tsan preset): races of the kernels are reported here.
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool kThreadSanitizer = true;
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+
 struct GpuStatus {
   bool available = false;   // a device and a driver that the runtime accepts
   bool runnable = false;    // and this build has kernels that run on it

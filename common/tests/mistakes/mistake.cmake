@@ -16,6 +16,9 @@
 #            and its 0xA5 fill are absent on a GPU)
 #   GPU_MAY_PASS   why a GPU's run may come out right by chance (memory it never zeroes that
 #            happens to hold zeros): where the GPU grader passes it, the test says skipped, why
+#   NVCC_REJECTS   a regular expression of nvcc's error, where nvcc does not compile the mistake
+#            at all (a device intrinsic in host code): a GPU build checks that nvcc refuses it, and
+#            the simulator's build of it leaves out its nvcc pass (the simulator must catch it)
 #   GPU_RACECHECK  ON for a race that a GPU's run may not lose a count to (a missing barrier):
 #            where the GPU grader passes it, compute-sanitizer racecheck (-D SANITIZER=...) is
 #            asked, on inputs up to 64 KiB; where it reports no hazard either (a store racing
