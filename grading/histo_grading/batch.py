@@ -38,8 +38,9 @@ class Grading:
         self.build_slots = settings.build_slots
         self.slots_dir = Path(slots_dir).resolve() if slots_dir else self.out / "slots"
         self.points = results.load_points(lab)
-        # Every submission gets the same inputs: Catch2's seed is the parent's, from the lab.
-        self.rng_seed = int(hashlib.sha256(f"{lab}|{settings.engine}".encode()).hexdigest()[:7], 16)
+        # Every submission of the run gets the same inputs, from a seed no student can know
+        # (grading_seed); it reaches the tests only when they run, as Catch2's --rng-seed.
+        self.rng_seed = grading_seed()
         self.sandbox = None  # set by prepare(): how submissions' code runs (sandbox.py)
         self.run_support = self.slots_dir / "support"  # read-only files tests need (tsan.supp)
         self.key = self.grading_key()
@@ -291,6 +292,25 @@ class Grading:
         return results.finish(self, sub, record, source, start)
 
 
+def grading_seed():
+    """The run's secret seed (Catch2's --rng-seed, every graded input's): GRADE_SEED, else the
+    number in the file GRADE_SEED_FILE names, else one drawn now. It is the grader's alone: the
+    log and timing.json record it (GRADE_SEED=N grades again with the same inputs), never a
+    results.json, a build or a message a student reads."""
+    import secrets
+    text = os.environ.get("GRADE_SEED", "").strip()
+    if not text and os.environ.get("GRADE_SEED_FILE"):
+        try:
+            text = Path(os.environ["GRADE_SEED_FILE"]).read_text().strip()
+        except OSError as e:
+            sys.exit(f"GRADE_SEED_FILE: {e}")
+    if not text:
+        return secrets.randbelow(2 ** 32 - 1) + 1
+    if not text.isdigit() or not 0 < int(text) < 2 ** 32:
+        sys.exit(f"GRADE_SEED must be a number from 1 to {2 ** 32 - 1} (Catch2's --rng-seed), not {text!r}")
+    return int(text)
+
+
 def build_env():
     """The environment of a sandboxed build: the tools' PATH, nothing else of the grader's."""
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "TMPDIR": "/tmp",
@@ -350,7 +370,8 @@ def run(args, names_and_entries, slots_dir=None):
         g.parallel_tests = tokens.qsize()
         workers = count + max(1, len(gpus))
         say(f"grading {len(todo)} submission(s) with {settings.describe()}: {count} build slot(s)"
-            f"{', GPUs ' + ','.join(gpus) if gpus else ''}")
+            f"{', GPUs ' + ','.join(gpus) if gpus else ''}; inputs of seed {g.rng_seed} (secret: "
+            f"GRADE_SEED={g.rng_seed} grades again with the same inputs)")
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             futures = {pool.submit(g.grade, name, entry, tokens): name for name, entry in todo}
             for future in concurrent.futures.as_completed(futures):
@@ -362,5 +383,7 @@ def run(args, names_and_entries, slots_dir=None):
         (g.out / "timing.json").write_text(json.dumps({
             "submissions": len(todo), "gpus": gpus, "build_slots": count, "engine": settings.engine,
             "preset": settings.preset, "labels": settings.labels,
+            # The secret seed of this run's inputs, and whom it graded (GRADE_SEED regrades).
+            "seed": g.rng_seed, "graded": sorted(name for name, _ in todo),
             "prepare_s": round(prepared - started, 1), "grade_s": round(done - prepared, 1)}) + "\n")
     return g
