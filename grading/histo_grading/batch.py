@@ -196,11 +196,16 @@ class Grading:
         build = tree / "build" / "grading"
         uid = self.slot_uids.get(tree)
         timeout = env_int("GRADE_BUILD_TIMEOUT", 600)
+        # A build's own limits, all its processes together (sandbox.RunWatch): CPU seconds on
+        # one core, and what it may add to the build folder.
+        cpu = env_int("GRADE_BUILD_CPU", 300)
+        disk = env_int("GRADE_BUILD_DISK_MB", 512) << 20
 
         def sandboxed(args, cwd, limit=timeout, memory=None):
             return self.sandbox.run(args, ro=[tree, *self.build_tools], rw=[tree / "build"], cwd=cwd,
                                     env=build_env(), timeout=limit, etc="all", uid=uid,
-                                    limits=sandbox.Limits(cpu_s=limit * 2, address_space=memory))
+                                    limits=sandbox.Limits(cpu_s=limit * 2, address_space=memory,
+                                                          run_cpu_s=cpu, disk=disk))
 
         policy = ReadPolicy(tree, self.folder, self.out, source)
         # Before the build: a file it may not read is refused unread by any compiler message.
@@ -218,9 +223,12 @@ class Grading:
         for targets in ([t[:-len("_grader")] for t in graders], graders):
             r = sandboxed(["cmake", "--build", str(build), "-j", "1", "--target", *targets], build)
             log += r.output.decode("utf-8", errors="replace")
-            if r.problem or r.timed_out or r.returncode != 0:
-                if r.timed_out:
-                    log += f"build ran past {timeout} s\n"
+            if r.limit or r.timed_out:
+                # Stopped at a limit: a status of its own, not a compiler's error.
+                stopped = f"the build used {r.limit}" if r.limit else f"the build took more than {timeout} s"
+                stopped += ": stopped (a compile-time loop, or files the size of a disk?)"
+                return False, stopped, log + stopped + "\n"
+            if r.problem or r.returncode != 0:
                 log += r.problem
                 record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
                 return False, "", log

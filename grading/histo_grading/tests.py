@@ -107,7 +107,12 @@ def test_env(g, gpu, home, extra=None):
 def limits_for(g, timeout):
     # CUDA and the sanitizers reserve terabytes of address space: no such limit for them.
     unbounded = g.engine == "gpu" or "san" in g.preset
-    return Limits(cpu_s=int(timeout * 2) + 10, address_space=None if unbounded else 16 << 30)
+    # The run as a whole: one core's worth of its time (a GPU run's driver threads get two), and
+    # GRADE_TEST_DISK_MB of files in its scratch folder.
+    cores = 2 if g.engine == "gpu" else 1
+    return Limits(cpu_s=int(timeout * 2) + 10, address_space=None if unbounded else 16 << 30,
+                  run_cpu_s=timeout * cores + 5, cores=cores,
+                  disk=env_int("GRADE_TEST_DISK_MB", 1024) << 20)
 
 
 def tool_folders(wrap):
@@ -241,7 +246,10 @@ def judge(case, result, environment_skips, name_file):
         t["output"] = f"NOT RUN: {result.problem}"
         t["report_problem"] = result.problem
         return t
-    if result.timed_out:
+    if result.limit:
+        t["limit"] = result.limit
+        t["output"] = f"STOPPED: the test used {result.limit}, past its limit"
+    elif result.timed_out:
         t["timed out"] = True
         t["output"] = ("TIMED OUT: the test ran past its time limit (an endless loop, or a kernel "
                        "that never finishes?)")
@@ -347,6 +355,11 @@ def run_tests(g, sub, record, gpu, source, environment=False):
                     t["race"], t["output"] = race
                 t.pop("printed", None)
                 verdicts[case["name"]] = t
+                if t.get("limit"):
+                    with lock:
+                        status = f"stopped at a limit: {t['limit']}"
+                        if status not in record["status"]:
+                            record["status"].append(status)
         finally:
             g.sandbox.release_uid(uid)
             shutil.rmtree(scratch, ignore_errors=True)
