@@ -23,7 +23,7 @@ void require_parallel_gpu(const char* why) {
 CostCounts require_cost(const Variant& variant, Dataset dataset, size_t n) {
   std::string why;
   if (!cost_counts_available(&why)) SKIP(why);
-  const CostCounts counts = count_cost(variant, dataset, n);
+  const CostCounts counts = count_cost(variant, dataset, n, test_seed());
   if (counts.collected)
     SKIP("collected for Nsight Compute (pass 1 of 2): " << variant.id() << " ran on "
          << counts.data << "; pass 2 (HISTO_PERF_NCU=<the grouped counts>) checks the bounds");

@@ -157,10 +157,10 @@ bool cost_counts_available(std::string* why) {
 #endif
 }
 
-CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n) {
+CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n, uint64_t seed) {
   std::string why;
   if (!cost_counts_available(&why)) throw std::runtime_error(why);
-  const std::vector<uint8_t> data = make_dataset(dataset, n, 2026);
+  const std::vector<uint8_t> data = make_dataset(dataset, n, seed);
   CostCounts c;
   c.variant = variant;
   c.dataset = dataset;

@@ -38,8 +38,9 @@ class Grading:
         self.build_slots = settings.build_slots
         self.slots_dir = Path(slots_dir).resolve() if slots_dir else self.out / "slots"
         self.points = results.load_points(lab)
-        # Every submission gets the same inputs: Catch2's seed is the parent's, from the lab.
-        self.rng_seed = int(hashlib.sha256(f"{lab}|{settings.engine}".encode()).hexdigest()[:7], 16)
+        # Every submission of the run gets the same inputs, from a seed no student can know
+        # (grading_seed); it reaches the tests only when they run, as Catch2's --rng-seed.
+        self.rng_seed = grading_seed()
         self.sandbox = None  # set by prepare(): how submissions' code runs (sandbox.py)
         self.run_support = self.slots_dir / "support"  # read-only files tests need (tsan.supp)
         self.key = self.grading_key()
@@ -195,11 +196,16 @@ class Grading:
         build = tree / "build" / "grading"
         uid = self.slot_uids.get(tree)
         timeout = env_int("GRADE_BUILD_TIMEOUT", 600)
+        # A build's own limits, all its processes together (sandbox.RunWatch): CPU seconds on
+        # one core, and what it may add to the build folder.
+        cpu = env_int("GRADE_BUILD_CPU", 300)
+        disk = env_int("GRADE_BUILD_DISK_MB", 512) << 20
 
         def sandboxed(args, cwd, limit=timeout, memory=None):
             return self.sandbox.run(args, ro=[tree, *self.build_tools], rw=[tree / "build"], cwd=cwd,
                                     env=build_env(), timeout=limit, etc="all", uid=uid,
-                                    limits=sandbox.Limits(cpu_s=limit * 2, address_space=memory))
+                                    limits=sandbox.Limits(cpu_s=limit * 2, address_space=memory,
+                                                          run_cpu_s=cpu, disk=disk))
 
         policy = ReadPolicy(tree, self.folder, self.out, source)
         # Before the build: a file it may not read is refused unread by any compiler message.
@@ -217,9 +223,12 @@ class Grading:
         for targets in ([t[:-len("_grader")] for t in graders], graders):
             r = sandboxed(["cmake", "--build", str(build), "-j", "1", "--target", *targets], build)
             log += r.output.decode("utf-8", errors="replace")
-            if r.problem or r.timed_out or r.returncode != 0:
-                if r.timed_out:
-                    log += f"build ran past {timeout} s\n"
+            if r.limit or r.timed_out:
+                # Stopped at a limit: a status of its own, not a compiler's error.
+                stopped = f"the build used {r.limit}" if r.limit else f"the build took more than {timeout} s"
+                stopped += ": stopped (a compile-time loop, or files the size of a disk?)"
+                return False, stopped, log + stopped + "\n"
+            if r.problem or r.returncode != 0:
                 log += r.problem
                 record["build_output"] = truncate(student_messages(log, policy, build), OUTPUT_LIMIT)
                 return False, "", log
@@ -291,6 +300,25 @@ class Grading:
         return results.finish(self, sub, record, source, start)
 
 
+def grading_seed():
+    """The run's secret seed (Catch2's --rng-seed, every graded input's): GRADE_SEED, else the
+    number in the file GRADE_SEED_FILE names, else one drawn now. It is the grader's alone: the
+    log and timing.json record it (GRADE_SEED=N grades again with the same inputs), never a
+    results.json, a build or a message a student reads."""
+    import secrets
+    text = os.environ.get("GRADE_SEED", "").strip()
+    if not text and os.environ.get("GRADE_SEED_FILE"):
+        try:
+            text = Path(os.environ["GRADE_SEED_FILE"]).read_text().strip()
+        except OSError as e:
+            sys.exit(f"GRADE_SEED_FILE: {e}")
+    if not text:
+        return secrets.randbelow(2 ** 32 - 1) + 1
+    if not text.isdigit() or not 0 < int(text) < 2 ** 32:
+        sys.exit(f"GRADE_SEED must be a number from 1 to {2 ** 32 - 1} (Catch2's --rng-seed), not {text!r}")
+    return int(text)
+
+
 def build_env():
     """The environment of a sandboxed build: the tools' PATH, nothing else of the grader's."""
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "TMPDIR": "/tmp",
@@ -350,7 +378,8 @@ def run(args, names_and_entries, slots_dir=None):
         g.parallel_tests = tokens.qsize()
         workers = count + max(1, len(gpus))
         say(f"grading {len(todo)} submission(s) with {settings.describe()}: {count} build slot(s)"
-            f"{', GPUs ' + ','.join(gpus) if gpus else ''}")
+            f"{', GPUs ' + ','.join(gpus) if gpus else ''}; inputs of seed {g.rng_seed} (secret: "
+            f"GRADE_SEED={g.rng_seed} grades again with the same inputs)")
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             futures = {pool.submit(g.grade, name, entry, tokens): name for name, entry in todo}
             for future in concurrent.futures.as_completed(futures):
@@ -362,5 +391,7 @@ def run(args, names_and_entries, slots_dir=None):
         (g.out / "timing.json").write_text(json.dumps({
             "submissions": len(todo), "gpus": gpus, "build_slots": count, "engine": settings.engine,
             "preset": settings.preset, "labels": settings.labels,
+            # The secret seed of this run's inputs, and whom it graded (GRADE_SEED regrades).
+            "seed": g.rng_seed, "graded": sorted(name for name, _ in todo),
             "prepare_s": round(prepared - started, 1), "grade_s": round(done - prepared, 1)}) + "\n")
     return g

@@ -271,7 +271,6 @@ def results_json(g, record, tests, source, elapsed):
             "grading_sha256": g.key,
             # How the submission's code ran (grading/histo_grading/sandbox.py): bwrap, user, none.
             "sandbox": box,
-            "rng_seed": g.rng_seed,
             "not_graded": not_graded,
             # Which GPU ran the tests, and when: shows that no two submissions shared one.
             "gpu": record.get("gpu"),

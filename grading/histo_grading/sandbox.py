@@ -60,11 +60,25 @@ GPU_DEVICES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/d
 
 @dataclass
 class Limits:
-    cpu_s: int = 600                    # CPU seconds (the wall limit is the parent's)
+    cpu_s: int = 600                    # CPU seconds per process (the wall limit is the parent's)
     address_space: int | None = 16 << 30  # None: no limit (CUDA, sanitizers reserve terabytes)
     file_size: int = FILE_SIZE_LIMIT
     processes: int = 256                # tasks (threads count) besides what the user has running
     open_files: int = 1024
+    # Per run, all its processes together (RunWatch): CPU seconds, bytes it adds to its
+    # writable folders (and, in the user mode, to the shared temporary folders), and its private
+    # /tmp's size (bubblewrap's tmpfs, which is memory). None: no such limit.
+    run_cpu_s: float | None = None
+    disk: int | None = 1 << 30
+    tmpfs: int = 512 << 20
+    cores: int | None = 1               # the cores it may run on (None: all the grader's)
+
+
+# What a student reads when a run is stopped at one of its limits (RunWatch.over).
+LIMIT_NAMES = {
+    "cpu": "more than {run_cpu_s:g} s of CPU (all its processes together)",
+    "disk": "more than {disk_mb} MB of files",
+}
 
 
 @dataclass
@@ -76,6 +90,8 @@ class Result:
     report: bytes = b""            # what arrived on fd 3
     seconds: float = 0.0
     problem: str = ""              # the sandbox could not run it: why
+    limit: str = ""                # stopped at a limit of the run (LIMIT_NAMES): which, in words
+    cpu_s: float = 0.0             # CPU seconds its processes used, as last seen
 
 
 @dataclass
@@ -121,16 +137,20 @@ class Sandbox:
         # unprivileged user must be allowed to (only the fds handed out reach this pipe).
         os.fchmod(write_fd, 0o666)
         try:
-            cmd, bind_fds = self.command(argv, ro, rw, cwd, env, etc, uid)
+            cmd, bind_fds = self.command(argv, ro, rw, cwd, env, etc, uid, limits)
         except OSError as e:
             os.close(read_fd), os.close(write_fd)
             return Result(problem=f"the sandbox could not be set up: {e}")
         base_tasks = 0 if uid is not None else user_tasks(os.getuid())
 
+        cores = pick_cores(limits.cores)
+
         def child():
             os.setsid()
             os.dup2(write_fd, 3)  # the report pipe is fd 3 in the run
             set_limits(limits, base_tasks)
+            if cores:
+                os.sched_setaffinity(0, cores)
 
         start = time.time()
         try:
@@ -152,8 +172,13 @@ class Sandbox:
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ)
         deadline, ended = start + timeout, None
+        watch = RunWatch(proc.pid, uid if self.mode == "user" else None, limits, rw)
         while sel.get_map():
             now = time.time()
+            if ended is None:
+                result.limit = watch.over(now)
+                if result.limit:
+                    break
             if ended is None and proc.poll() is not None:
                 # The run's own process is done: end whatever it left behind, then read what is
                 # still in the pipes (briefly: a process that escaped would hold them open).
@@ -182,9 +207,12 @@ class Sandbox:
                     report.append(data)
         sel.close()
         self.end(proc, uid)
+        if not result.limit and not result.timed_out:
+            result.limit = watch.over(time.time(), last=True)
         os.close(read_fd)
         proc.stdout.close()
-        killed = result.timed_out or result.output_bytes > OUTPUT_KILL
+        result.cpu_s = watch.cpu_s
+        killed = result.timed_out or result.output_bytes > OUTPUT_KILL or bool(result.limit)
         result.returncode = None if killed else proc.returncode
         result.output = b"".join(kept)
         result.report = b"".join(report)[:REPORT_LIMIT]
@@ -203,7 +231,7 @@ class Sandbox:
             if self.mode == "user":
                 remove_user_files(uid)
 
-    def command(self, argv, ro, rw, cwd, env, etc, uid):
+    def command(self, argv, ro, rw, cwd, env, etc, uid, limits):
         """The command line that runs argv in this mode, and the folders' fds it must inherit."""
         drop = []
         if uid is not None:
@@ -224,7 +252,8 @@ class Sandbox:
         else:
             for f in TEST_ETC:
                 cmd += ["--ro-bind-try", f, f]
-        cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        # /tmp is memory: its size is bounded (bubblewrap's --size, 0.6 and later).
+        cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmpfs), "--tmpfs", "/tmp"]
         if self.gpu:
             devices = set(GPU_DEVICES) | {str(p) for p in Path("/dev").glob("nvidia[0-9]*")}
             for dev in sorted(devices) + ["/dev/nvidia-caps"]:
@@ -246,6 +275,119 @@ class Sandbox:
             cmd += ["--setenv", k, v]
         cmd += ["--chdir", str(cwd), "--", *map(str, argv)]
         return cmd, fds
+
+
+class RunWatch:
+    """The limits of a run as a whole, checked by the parent while it lasts (every process of the
+    run counted, however many it starts): CPU seconds, from the kernel's own accounting of each
+    process (utime and stime, with what its waited-for children used); bytes added to its
+    writable folders. The run's processes are those below its first (bubblewrap's PID namespace
+    keeps a daemon there), and in the user mode every process of its uid and its files in the
+    shared temporary folders. Checked every half second (CPU) and two seconds (disk): a run can
+    pass a limit by that much before it is stopped."""
+
+    def __init__(self, pid, uid, limits, folders):
+        self.pid, self.uid, self.limits = pid, uid, limits
+        self.folders = [Path(f) for f in folders]
+        self.cpu_s, self.next_cpu, self.next_disk = 0.0, 0.0, 0.0
+        self.base = folder_bytes(self.folders, uid) if limits.disk is not None else 0
+
+    def over(self, now, last=False):
+        """Which limit the run has passed (its words, LIMIT_NAMES), or "". last: the run has
+        ended; its files are looked at once more (its processes are gone, their time is in
+        cpu_s as last seen)."""
+        lim = self.limits
+        if last:
+            self.next_disk = 0
+        if lim.run_cpu_s is not None and now >= self.next_cpu and not last:
+            self.next_cpu = now + 0.5
+            self.cpu_s = max(self.cpu_s, run_cpu_seconds(self.pid, self.uid))
+            if self.cpu_s > lim.run_cpu_s:
+                return LIMIT_NAMES["cpu"].format(run_cpu_s=lim.run_cpu_s)
+        if lim.disk is not None and now >= self.next_disk:
+            self.next_disk = now + 2
+            if folder_bytes(self.folders, self.uid) - self.base > lim.disk:
+                return LIMIT_NAMES["disk"].format(disk_mb=lim.disk >> 20)
+        return ""
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid):
+    """(ppid, uid, CPU seconds of it and its waited-for children) of a process, or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        uid = os.stat(f"/proc/{pid}").st_uid
+    except (OSError, IndexError):
+        return None
+    return int(fields[1]), uid, sum(int(x) for x in fields[11:15]) / _TICK
+
+
+def run_cpu_seconds(pid, uid=None):
+    """CPU seconds used by process `pid` and everything below it (and, given a uid, by every
+    process of that uid)."""
+    procs = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            s = _stat(entry)
+            if s:
+                procs[int(entry)] = s
+    children = {}
+    for p, (ppid, _, _) in procs.items():
+        children.setdefault(ppid, []).append(p)
+    seen, todo = set(), [pid] + [p for p, (_, u, _) in procs.items() if uid is not None and u == uid]
+    while todo:
+        p = todo.pop()
+        if p in seen or p not in procs:
+            continue
+        seen.add(p)
+        todo += children.get(p, [])
+    return sum(procs[p][2] for p in seen)
+
+
+def folder_bytes(folders, uid=None):
+    """Bytes of disk the files under `folders` take (and, given a uid, its files in the shared
+    temporary folders)."""
+    roots = [Path(f) for f in folders]
+    if uid is not None:
+        for shared in ("/tmp", "/var/tmp", "/dev/shm"):
+            try:
+                roots += [Path(e.path) for e in os.scandir(shared)
+                          if e.stat(follow_symlinks=False).st_uid == uid]
+            except OSError:
+                pass
+    total = 0
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            for name in filenames + dirnames:
+                try:
+                    total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+                except OSError:
+                    pass
+        try:
+            if not root.is_dir():
+                total += root.lstat().st_blocks * 512
+        except OSError:
+            pass
+    return total
+
+
+_next_core = [0]
+
+
+def pick_cores(count):
+    """`count` of the grader's cores for one run, taken in turn (so that runs side by side get
+    different ones); None: no pinning."""
+    if not count:
+        return None
+    mine = sorted(os.sched_getaffinity(0))
+    if count >= len(mine):
+        return None
+    first = _next_core[0]
+    _next_core[0] = (first + count) % len(mine)
+    return {mine[(first + i) % len(mine)] for i in range(count)}
 
 
 def fd_above(fd, low):

@@ -1,10 +1,12 @@
 """Slurm: one array task per batch of submissions (each a `grade.py run --task`), then a job that
 gathers grades.csv after all of them."""
+import os
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+from .batch import grading_seed
 from .common import GRADING
 from .submissions import list_submissions
 
@@ -30,11 +32,14 @@ def submit_slurm(args, entries):
     if getattr(args, "no_sandbox", False):
         passed.append("--no-sandbox")
     subs = shlex.quote(str(Path(args.submissions).resolve()))
+    # One secret seed for the whole array: every task grades on the same inputs.
+    seed = grading_seed()
     (jobs / "task.sbatch").write_text(f"""#!/bin/bash
 #SBATCH --job-name=grade-{args.lab}
 #SBATCH --output={jobs}/task-%a.log
 # One array task grades submissions [task * {args.per_task}, (task + 1) * {args.per_task}) in a
 # build slot of its own, on node-local scratch where the cluster gives one.
+export GRADE_SEED={seed}
 slots="${{TMPDIR:-/tmp}}/histo-grading-${{SLURM_ARRAY_JOB_ID}}-${{SLURM_ARRAY_TASK_ID}}"
 python3 {me} run {args.lab} {subs} {shlex.quote(str(out))} --task "$SLURM_ARRAY_TASK_ID" \\
   --per-task {args.per_task} --slots-dir "$slots" --build-slots 1 --no-gather {' '.join(passed)}
@@ -42,6 +47,7 @@ rc=$?
 rm -rf "$slots"
 exit $rc
 """)
+    os.chmod(jobs / "task.sbatch", 0o600)  # it holds the secret seed
     (jobs / "gather.sbatch").write_text(f"""#!/bin/bash
 #SBATCH --job-name=gather-{args.lab}
 #SBATCH --output={jobs}/gather.log

@@ -90,7 +90,9 @@ def test_env(g, gpu, home, extra=None):
     """The whole environment of a test run: what the parent decides, nothing inherited."""
     # bubblewrap gives each run a /tmp of its own; the other modes a folder in its scratch.
     tmp = Path("/tmp") if g.sandbox.mode == "bwrap" else home / "tmp"
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8"}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8",
+           # The inputs' seed (--rng-seed) is the grader's secret: no message prints it.
+           "HISTO_SECRET_SEED": "1"}
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = gpu
     if "tsan" in g.preset:
@@ -105,7 +107,12 @@ def test_env(g, gpu, home, extra=None):
 def limits_for(g, timeout):
     # CUDA and the sanitizers reserve terabytes of address space: no such limit for them.
     unbounded = g.engine == "gpu" or "san" in g.preset
-    return Limits(cpu_s=int(timeout * 2) + 10, address_space=None if unbounded else 16 << 30)
+    # The run as a whole: one core's worth of its time (a GPU run's driver threads get two), and
+    # GRADE_TEST_DISK_MB of files in its scratch folder.
+    cores = 2 if g.engine == "gpu" else 1
+    return Limits(cpu_s=int(timeout * 2) + 10, address_space=None if unbounded else 16 << 30,
+                  run_cpu_s=timeout * cores + 5, cores=cores,
+                  disk=env_int("GRADE_TEST_DISK_MB", 1024) << 20)
 
 
 def tool_folders(wrap):
@@ -239,7 +246,10 @@ def judge(case, result, environment_skips, name_file):
         t["output"] = f"NOT RUN: {result.problem}"
         t["report_problem"] = result.problem
         return t
-    if result.timed_out:
+    if result.limit:
+        t["limit"] = result.limit
+        t["output"] = f"STOPPED: the test used {result.limit}, past its limit"
+    elif result.timed_out:
         t["timed out"] = True
         t["output"] = ("TIMED OUT: the test ran past its time limit (an endless loop, or a kernel "
                        "that never finishes?)")
@@ -277,6 +287,12 @@ def judge(case, result, environment_skips, name_file):
     else:
         t["output"] = "FAILED" + (f" (exit code {result.returncode})" if result.returncode not in (0, 1) else "")
     if t["result"] == "skipped":
+        return t
+    if "private" in case.get("labels", []):
+        # A private test's cases (sizes, alignments, data) stay the grader's: neither its
+        # messages nor what the program printed during it reach the student.
+        if t["result"] != "passed":
+            t["output"] += "\n(a private test: its cases and the program's output are not shown)"
         return t
     if told and t["result"] != "passed":
         t["output"] += "\n" + told
@@ -339,6 +355,11 @@ def run_tests(g, sub, record, gpu, source, environment=False):
                     t["race"], t["output"] = race
                 t.pop("printed", None)
                 verdicts[case["name"]] = t
+                if t.get("limit"):
+                    with lock:
+                        status = f"stopped at a limit: {t['limit']}"
+                        if status not in record["status"]:
+                            record["status"].append(status)
         finally:
             g.sandbox.release_uid(uid)
             shutil.rmtree(scratch, ignore_errors=True)

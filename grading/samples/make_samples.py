@@ -47,6 +47,18 @@ status naming the trick (CTest grading.cheats):
                      simulator, where kernels are host code)
   incbin-macro       the skeleton plus an assembler .macro whose body spells .inc\()bin with the
                      solution's path
+Cheats on the graded inputs (each scores at most what the skeleton scores):
+  lookup-table       lab01: the skeleton whose launcher launches one block that looks the input up
+                     (n and its first 8 bytes) in a table embedded in the source, the histograms
+                     of every input the grader drew before its seed was secret (the byte sweep
+                     with the seed of lab and engine, the cost tests' seed 2026), and stores the
+                     bins found; the table is made here, by the course's dataset generators
+  print-inputs       the skeleton whose launcher prints what it is given (n, d_in's alignment,
+                     the stream) with a marker: a private test's cases must not reach results.json
+Cheats on the grader's machine (each stopped at a limit of its own, sandbox.RunWatch):
+  build-bomb         the solution plus 100000 constant-evaluated variables of a long loop each:
+                     hours of compile time
+  disk-fill          the solution plus an initialized 200 MB array: an object file that size
 Cheats on what the submission's code may use (histo_grading/codecheck.py), each the solution
 plus the trick:
   ctor-exit          an __attribute__((constructor)) that calls _exit(0) before any test runs
@@ -79,10 +91,13 @@ the code check would not):
                      results.json with full marks
 """
 import argparse
+import hashlib
 import os
 import re
 import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -379,6 +394,15 @@ def cheat(kind, lab, folder, skeleton, solution, grading_out):
         if '#include "histo/reference.hpp"' not in text:
             text = '#include "histo/reference.hpp"\n' + text
         return name, text, None
+    if kind == "lookup-table":
+        return name, lookup_table(lab, skeleton), None
+    if kind == "print-inputs":
+        at = re.search(r"histo::prepare_output\([^;]*\);\n", skeleton).end()
+        return name, ("#include <cstdint>\n#include <cstdio>\n" + skeleton[:at]
+                      + PRINT_INPUTS.format(indent="  ") + skeleton[at:]), None
+    if kind in ("build-bomb", "disk-fill"):
+        lab_ns = re.search(r"^namespace (lab\d\d) \{", solution, re.M).group(1)
+        return name, solution + AT_BUILD[kind].replace("{lab}", lab_ns), None
     if kind == "incbin-macro":
         return name, skeleton + INCBIN_MACRO.format(path=answer), None
     if kind in AT_END:
@@ -396,6 +420,120 @@ def cheat(kind, lab, folder, skeleton, solution, grading_out):
         include = INCLUDES_FOR.get(kind)
         return name, (f"#include {include}\n" if include else "") + text, None
     return None
+
+
+# The inputs the grader drew before its seed was secret: the byte sweep's (histo::grade_sweep on
+# the CPU simulator's sizes, its seed a hash of lab and engine) and the cost tests' (seed 2026),
+# as (n, the first 8 bytes as a little-endian number, the 256 bins) rows of C++.
+LOOKUP_GENERATOR = r"""
+#include "histo/datasets.hpp"
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+using namespace histo;
+static void row(const uint8_t* d, size_t n) {
+  unsigned long long key = 0;
+  for (size_t i = 0; i < n && i < 8; ++i) key |= (unsigned long long)d[i] << (8 * i);
+  std::vector<unsigned> bins(256, 0);
+  for (size_t i = 0; i < n; ++i) ++bins[d[i]];
+  std::printf("{%zuull, %lluull, {", n, key);
+  for (unsigned b : bins) std::printf("%u,", b);
+  std::printf("}},\n");
+}
+int main(int argc, char** argv) {
+  const uint64_t seed = std::strtoull(argv[1], nullptr, 10);
+  const size_t sizes[] = {0, 1, 2, 3, 4, 5, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129,
+                          255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097, 16381, 65521, 65536,
+                          65537, 1000003};
+  for (Dataset ds : all_datasets()) {
+    const std::vector<uint8_t> data = make_dataset(ds, 1000003, seed + uint64_t(ds));
+    for (size_t n : sizes) row(data.data(), n);
+  }
+  row(make_dataset(Dataset::text, 100003, seed).data(), 100003);
+  for (size_t n : {size_t(4) << 20, size_t(16) << 20}) row(make_dataset(Dataset::uniform, n, 2026).data(), n);
+}
+"""
+LOOKUP_CODE = """
+// The histograms of the grader's inputs, looked up by n and the first 8 bytes.
+struct LookupRow {
+  unsigned long long n, key;
+  uint32_t bins[histo::kNumBins];
+};
+static const LookupRow kLookup[] = {
+@TABLE@};
+__global__ void lookup_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_t* d_bins,
+                              const LookupRow* rows, unsigned count) {
+  const unsigned b = threadIdx.x;
+  unsigned long long key = 0;
+  for (size_t i = 0; i < n && i < 8; ++i) key |= (unsigned long long)d_in[i] << (8 * i);
+  for (unsigned r = 0; r < count; ++r)
+    if (rows[r].n == n && rows[r].key == key) {
+      d_bins[b] = rows[r].bins[b];
+      return;
+    }
+}
+"""
+LOOKUP_LAUNCH = """{indent}static LookupRow* d_rows = nullptr;
+{indent}if (d_rows == nullptr) {{
+{indent}  CUDA_CHECK(cudaMalloc(&d_rows, sizeof kLookup));
+{indent}  CUDA_CHECK(cudaMemcpy(d_rows, kLookup, sizeof kLookup, cudaMemcpyHostToDevice));
+{indent}}}
+{indent}histo::launch(lookup_kernel, 1, histo::kNumBins, 0, stream, d_in, n, d_bins,
+{indent}              (const LookupRow*)d_rows, unsigned(sizeof kLookup / sizeof kLookup[0]));
+"""
+PRINT_INPUTS = """{indent}std::printf("INPUT-SEEN n=%zu align=%zu\\n", n, size_t(reinterpret_cast<uintptr_t>(d_in) % 256));
+"""
+# The seed of lab and engine that graded every submission before seeds were secret.
+PUBLIC_SEED = lambda lab, engine="sim": int(hashlib.sha256(f"{lab}|{engine}".encode()).hexdigest()[:7], 16)  # noqa: E731
+
+
+def lookup_table(lab, skeleton):
+    """The lookup-table cheat (lab01): the skeleton's launcher runs the table's kernel instead."""
+    if lab != "lab01":
+        sys.exit("lookup-table: made for lab01 (the table holds lab01's graded inputs)")
+    work = Path(tempfile.mkdtemp(prefix="lookup-"))
+    try:
+        (work / "gen.cpp").write_text(LOOKUP_GENERATOR)
+        cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or "clang++"
+        subprocess.run([cxx, "-O2", "-std=c++17", "-I", str(ROOT / "common" / "include"),
+                        str(work / "gen.cpp"), str(ROOT / "common" / "src" / "datasets.cpp"),
+                        "-o", str(work / "gen"), "-pthread"], check=True)
+        table = subprocess.run([str(work / "gen"), str(PUBLIC_SEED(lab))], check=True,
+                               capture_output=True, text=True).stdout
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    # A launch shape that passes the launch check whatever segmented_grid_size says.
+    text = re.sub(r"const histo::LaunchShape shape\{segmented_grid_size\(n\), kBlockSize, 0\};",
+                  "const histo::LaunchShape shape{1, histo::kNumBins, 0};", skeleton, count=1)
+    return replace_first_launch(text, LOOKUP_LAUNCH, LOOKUP_CODE.replace("@TABLE@", table))
+
+
+AT_BUILD = {
+    # Each variable is its own constant evaluation, under the compilers' step limits.
+    "build-bomb": """
+#include <utility>
+namespace {lab} {
+constexpr unsigned long long spin(unsigned long long s) {
+  for (unsigned i = 0; i < 100000; ++i) s = s * 6364136223846793005ull + 1442695040888963407ull;
+  return s;
+}
+template <unsigned long long I> constexpr unsigned long long burned = spin(I);
+template <unsigned long long... I>
+unsigned long long burn_all(std::integer_sequence<unsigned long long, I...>) {
+  static const unsigned long long all[] = {burned<I>...};
+  return all[0];
+}
+unsigned long long compile_time_bomb() {
+  return burn_all(std::make_integer_sequence<unsigned long long, 100000>{});
+}
+}  // namespace {lab}
+""",
+    "disk-fill": """
+namespace {lab} {
+char disk_fill[size_t(200) << 20] = {1};
+}  // namespace {lab}
+""",
+}
 
 
 def insert_before_first_launch(text, code):

@@ -12,6 +12,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${1:?usage: check_cheats.sh WORK_DIR}
 lab=${GRADE_LAB:-lab01}
 export GRADE_GPUS=none GRADE_TEST_TIMEOUT=${GRADE_TEST_TIMEOUT:-60}
+# A build's limits, small: an honest one takes seconds and a few MB (build-bomb, disk-fill).
+export GRADE_BUILD_CPU=${GRADE_BUILD_CPU:-60} GRADE_BUILD_DISK_MB=${GRADE_BUILD_DISK_MB:-100}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 work=$(cd "$work" && pwd)
 # Every kind (the full tier), or CHEAT_KINDS: one of each class (the quick tier, docs/testing.md).
@@ -20,7 +22,8 @@ include-other-lab,include-passwd,symlink-file,symlink-folder,symlink-passwd,incb
 host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-reference,\
 incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private,\
 static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine,\
-course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame,harness-append}
+course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame,harness-append,\
+lookup-table,print-inputs,build-bomb,disk-fill}
 python3 "$root/grading/samples/make_samples.py" --lab "$lab" --kinds "$kinds" \
   --grading-out "$work/out" "$(tr ',' '\n' <<<"$kinds" | wc -l)" "$work/subs" || exit 1
 # What must not change: the course's files (during and after grading), every result once
@@ -88,7 +91,16 @@ expect = {  # kind -> what the status of its submission (sNN-KIND) must say
     "daemon-results": "uses what a submission may not: calls ",
     "daemon-blame": "uses what a submission may not: calls ",
     "harness-append": "uses what a submission may not: calls fopen (",
+    # Inputs it cannot know: a table of the inputs of the seed of lab and engine, what the
+    # launcher prints during a private test (results.json must hold none of it).
+    "lookup-table": "fails ",
+    "print-inputs": "fails ",
+    # The run's own limits (check_cheats sets them small).
+    "build-bomb": "the build used more than ",
+    "disk-fill": "the build used more than ",
 }
+# The run's secret seed (the grader's own timing.json) is in no results.json.
+seed = str(json.loads((out / "timing.json").read_text())["seed"])
 # Lines of the grader's files that a cheat must never get to see: the solution's answers (its
 # lines that the skeleton lacks) and the password file.
 solution = (root / "solutions" / folder / f"{folder}.cu").read_text().splitlines()
@@ -117,6 +129,11 @@ for name in made:
             problems.append(f"scores {row['score']} (must be 0)")
     if leaked:
         problems.append(f"results.json holds {len(leaked)} line(s) of the grader's files, e.g. {leaked[0]!r}")
+    if re.search(rf"\b{seed}\b", text):
+        problems.append(f"results.json holds the run's secret seed {seed}")
+    if text and any("INPUT-SEEN" in t.get("output", "") for t in json.loads(text).get("tests", [])
+                    if "private" in t.get("name", "")):
+        problems.append("a private test's results show what the launcher printed of its inputs")
     if problems:
         fail = 1
         print(f"FAIL: {name}: " + "; ".join(problems))

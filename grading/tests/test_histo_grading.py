@@ -593,6 +593,44 @@ class TheVerdict(unittest.TestCase):
         r = sandbox.Result(timed_out=True)
         self.assertTrue(tests.judge(CASE, r, {}, str).get("timed out"))
 
+    def test_a_private_test_shows_neither_its_cases_nor_what_the_program_printed(self):
+        inner = ('<Expression success="false" type="REQUIRE" filename="/slot/p.cpp" line="5">'
+                 '<Original>report.empty()</Original><Expanded>dataset text, n 100003</Expanded>'
+                 '</Expression><StdOut>n=100003 offset=3</StdOut>')
+        xml = report([case_xml(success=False, inner=inner)], failures=1)
+        r = sandbox.Result(returncode=1, output=b"launcher: n=100003\n", output_bytes=19, report=xml.encode())
+        private = {**CASE, "labels": ["lab01", "sim", "private"]}
+        t = tests.judge(private, r, {}, str)
+        self.assertEqual(t["result"], "failed")
+        self.assertNotIn("100003", t["output"])
+        self.assertIn("private test", t["output"])
+        # The same run of a public test shows both.
+        self.assertIn("100003", tests.judge(CASE, r, {}, str)["output"])
+
+
+class TheSecretSeed(unittest.TestCase):
+    """batch.grading_seed: the run's inputs come from a seed only the grader knows."""
+
+    def seed(self, **env):
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("GRADE_SEED")}
+        with mock.patch.dict(os.environ, {**clean, **env}, clear=True):
+            return batch.grading_seed()
+
+    def test_drawn_anew_per_run_unless_the_instructor_gives_it(self):
+        drawn = {self.seed() for _ in range(4)}
+        self.assertEqual(len(drawn), 4)
+        self.assertTrue(all(0 < s < 2 ** 32 for s in drawn))
+        self.assertEqual(self.seed(GRADE_SEED="12345"), 12345)
+        with tempfile.NamedTemporaryFile("w") as f:
+            f.write("777\n"), f.flush()
+            self.assertEqual(self.seed(GRADE_SEED_FILE=f.name), 777)
+        with self.assertRaises(SystemExit):
+            self.seed(GRADE_SEED="lab01")
+
+    def test_tests_get_it_at_run_time_with_their_messages_told_to_hide_it(self):
+        g = SimpleNamespace(sandbox=SimpleNamespace(mode="bwrap"), preset="sim", rng_seed=4242)
+        self.assertEqual(tests.test_env(g, None, Path("/s"))["HISTO_SECRET_SEED"], "1")
+
 
 def engine_args(**given):
     args = dict(engine=None, preset=None, labels=None, gpus=None, build_slots=1, ncu=False, perf=None)

@@ -126,6 +126,36 @@ class SandboxRuns:
         self.assertIn("done", self.text(r))
         self.assertNotEqual(self.text(r).split()[0], "0", "40 processes started under a limit of 8")
 
+    def test_a_cpu_hog_is_stopped_at_the_runs_cpu_time(self):
+        # Processes spinning side by side, one a daemon: their CPU time counts together.
+        start = time.time()
+        r = self.sh("for i in 1 2 3 4; do (while :; do :; done &) ; done; "
+                    "(setsid sh -c 'while :; do :; done' &); sleep 60", timeout=60,
+                    limits=sandbox.Limits(run_cpu_s=2, cores=None))
+        self.assertIn("s of CPU", r.limit)
+        self.assertIsNone(r.returncode)
+        self.assertLess(time.time() - start, 15)
+        self.assertGreater(r.cpu_s, 2)
+
+    def test_a_run_is_pinned_to_its_cores(self):
+        r = self.sh("grep Cpus_allowed_list /proc/self/status", limits=sandbox.Limits(cores=1))
+        if len(os.sched_getaffinity(0)) > 1:
+            self.assertRegex(self.text(r), r"Cpus_allowed_list:\s*\d+\s*$")
+
+    def test_a_disk_fill_is_stopped_at_the_runs_files(self):
+        # Many files, each under the file size limit: their sum counts.
+        r = self.sh("i=0; while [ $i -lt 40 ]; do dd if=/dev/zero of=f$i bs=1M count=2 2>/dev/null; "
+                    "i=$((i+1)); done; sleep 30", timeout=30, limits=sandbox.Limits(disk=16 << 20))
+        self.assertIn("MB of files", r.limit)
+        self.assertLess(r.seconds, 15)
+
+    def test_its_tmp_is_bounded(self):
+        if self.mode != "bwrap":
+            self.skipTest("only bubblewrap gives a run a /tmp of its own")
+        r = self.sh("dd if=/dev/zero of=/tmp/fill bs=1M count=64 2>/dev/null; stat -c %s /tmp/fill",
+                    limits=sandbox.Limits(tmpfs=8 << 20))
+        self.assertLessEqual(int(self.text(r).split()[-1]), 8 << 20)
+
     def test_a_time_limit_ends_everything(self):
         start = time.time()
         r = self.sh("(setsid sleep 30 &); sleep 30", timeout=2)

@@ -59,11 +59,12 @@ struct CostCounts {
   double per(uint64_t a, uint64_t b) const { return b ? double(a) / double(b) : 0.0; }
 };
 
-// The counts of `variant` on n bytes of `dataset` (seed 2026), summed over its launches.
+// The counts of `variant` on n bytes of `dataset` drawn with `seed` (the test's: the grader's
+// own in a graded run), summed over its launches.
 // Throws std::runtime_error with the reason where nothing can be counted: a GPU build outside
 // the Nsight Compute mode, a simulator build that cannot see plain loads and stores, or a
 // pass 2 whose file has no counts for this call.
-CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n);
+CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n, uint64_t seed);
 
 // Where count_cost can count; otherwise why not (the sentence a skipped test prints).
 bool cost_counts_available(std::string* why);
