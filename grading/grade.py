@@ -15,15 +15,19 @@ How it works. A build slot is a private copy of the course tree, configured once
 with the shipped skeleton (that builds common/ and tells which tests exist). To grade a
 submission, a slot is restored to the course's files, the student source is copied in, and only
 the lab's student grader targets are rebuilt. The graders and their CTest files are then copied
-into the submission's own folder OUT/<student>/, the slot is freed for the next build, and CTest
-runs the lab's tests there, holding one GPU (CUDA_VISIBLE_DEVICES) so that two submissions never
+into a folder of the submission's own (staged where the sandbox's runs can reach it), the slot is
+freed for the next build, and the lab's tests run there, holding one GPU (CUDA_VISIBLE_DEVICES) so that two submissions never
 share a GPU. Builds run in parallel on the CPU cores while other submissions hold the GPUs.
 Without a GPU the kernels run in the CPU simulator. The code is in grading/histo_grading/:
 submissions (what is taken from a submission), reads (what its build may read), slots, tests
 (running them), results (points, results.json, grades.csv), engines, batch (one run), slurm.
 
-Per submission OUT/<student>/ gets results.json (Gradescope's format, with the grading status
-in extra_data), junit.xml, build.log and test.log; OUT/grades.csv sums them up. A submission
+Per submission OUT/students/<student>/ gets results.json (Gradescope's format, with the grading
+status in extra_data) and build.log; OUT/grades.csv sums them up. The grader's own files
+(grades.csv, submissions.txt, timing.json, slots/, slurm/) are beside students/, out of any
+student name's reach; a name that is no safe folder name is escaped (%XX), and several entries
+for one student (alice/ and alice.cu, Alice/ and alice/) are graded as none, with a status
+saying so. A submission
 that does not compile, crashes, runs past its time, prints megabytes, or writes files outside
 its folder is recorded as such, and so is one that is not the student's own work (a link, an
 include of a file it may not read, bins counted on the host: grading/README.md); nothing a
@@ -57,7 +61,11 @@ Settings (options, or the environment):
   GRADE_BUILD_TIMEOUT            seconds for one build (default 600)
   GRADE_CMAKE_ARGS               extra configure arguments, e.g. -DCMAKE_CUDA_ARCHITECTURES=90-real
   --slots-dir / GRADE_SLOTS_DIR  the build slots' folder (default OUT/slots), shared by gradings
-                                 of the same settings (one at a time)
+                                 of the same settings (one at a time); a root grader's sandboxed
+                                 runs must reach it (else the grading stops before it starts;
+                                 the default OUT/slots then moves to the stage below instead)
+  GRADE_STAGE_DIR                where each grading stages its runs' folders (default: the
+                                 system's temporary folder), removed at its end
   --sandbox / GRADE_SANDBOX      how submissions' code (its build and tests) runs: auto (the
                                  default: bubblewrap, else an unprivileged user when the grader is
                                  root, else grading refuses to start), bwrap, user
@@ -77,7 +85,7 @@ sys.dont_write_bytecode = True  # the course tree stays as it is while submissio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from histo_grading import batch, results, slurm  # noqa: E402
 from histo_grading.common import say  # noqa: E402
-from histo_grading.submissions import list_submissions, submissions_of  # noqa: E402
+from histo_grading.submissions import list_submissions, student_dir, submissions_of  # noqa: E402
 
 
 def main():
@@ -122,7 +130,7 @@ def main():
     s.add_argument("--gres", default=os.environ.get("GRADE_GRES", "gpu:1"),
                    help='per task; "none" for CPU-only grading')
     common(s)
-    ga = sub.add_parser("gather", help="write OUT/grades.csv from every OUT/*/results.json")
+    ga = sub.add_parser("gather", help="write OUT/grades.csv from every OUT/students/*/results.json")
     ga.add_argument("out")
     args = p.parse_args()
 
@@ -134,7 +142,7 @@ def main():
         args.force = True
         g = batch.run(args, [(args.name, Path(args.submission))])
         if args.results:
-            shutil.copyfile(Path(args.out) / args.name / "results.json", args.results)
+            shutil.copyfile(student_dir(args.out, args.name) / "results.json", args.results)
         return 0
     if args.command == "slurm":
         return slurm.submit_slurm(args, submissions_of(args.submissions))

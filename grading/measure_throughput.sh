@@ -39,7 +39,7 @@ python3 - "$out/grades" <<'PY'
 import json, sys
 from pathlib import Path
 runs = {}
-for f in Path(sys.argv[1]).glob("*/results.json"):
+for f in Path(sys.argv[1]).glob("students/*/results.json"):
     e = json.loads(f.read_text())["extra_data"]
     if e.get("gpu") is not None and len(e.get("test_window", [])) == 2:
         runs.setdefault(e["gpu"], []).append((*e["test_window"], e["submission"]))

@@ -224,7 +224,7 @@ part_grade() {
   GRADE_BUILD_SLOTS=${GRADE_BUILD_SLOTS:-2} python3 "$stage/course/grading/grade.py" run "$lab" \
     "$stage/subs" "$stage/out" --slots-dir "$stage_root/slots-grade" > "$d/grade.log" 2>&1 ||
     note grade FAIL "grade.py (grade/grade.log)"
-  for s in solution colliding_copies; do cp "$stage/out/$s/results.json" "$d/$s.results.json" 2> /dev/null; done
+  for s in solution colliding_copies; do cp "$stage/out/students/$s/results.json" "$d/$s.results.json" 2> /dev/null; done
   cp "$stage/out/grades.csv" "$d/" 2> /dev/null
   python3 - "$d" "$expected" <<'PY' | tee "$d/check.txt" | grep -E '^(ok|FAIL): ' >> "$work/steps/grade"
 import json, sys
@@ -310,7 +310,7 @@ from pathlib import Path
 out, mode, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 SAYS = {"host-count": "counts on the host", "host-count-byvalue": "device memory copied to the host",
         "host-count-dummy": "bins copied in from the host"}
-found = sorted(out.glob("*/results.json"))
+found = sorted(out.glob("students/*/results.json"))
 if len(found) != count:
     print(f"FAIL: {mode}: {len(found)} results.json of {count} samples")
 for r in found:

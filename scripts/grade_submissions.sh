@@ -5,8 +5,8 @@
 #   LAB              lab01 ... lab06
 #   SUBMISSIONS_DIR  one entry per student: a folder holding the lab's source file (e.g.
 #                    alice/lab03_global_atomics.cu) or a file named <student>.cu
-#   OUTPUT_DIR       default build/grading-LAB: grades.csv, and per student results.json
-#                    (Gradescope's format), junit.xml, build.log and test.log
+#   OUTPUT_DIR       default build/grading-LAB: grades.csv, and per student
+#                    students/NAME/results.json (Gradescope's format) and build.log
 #   --slurm          submit a Slurm job array (one task per --per-task submissions, each with
 #                    --gres=gpu:1) and a dependent job that gathers grades.csv
 #   options          --engine gpu|sim|cpu (what runs the kernels: the GPUs where nvidia-smi lists

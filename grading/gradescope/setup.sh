@@ -29,7 +29,7 @@ fi
 mkdir -p "$ag/work"
 python3 grading/grade.py one "$LAB" "$ag/source" "$ag/work" --name skeleton --gpus none \
   --preset "$GRADE_PRESET" --labels "$GRADE_LABELS" --build-slots 1
-rm -rf "$ag/work/skeleton"  # its test logs name and quote the private tests
+rm -rf "$ag/work/students/skeleton"  # its test logs name and quote the private tests
 
 python3 - "$ag" "$LAB" <<'PY'
 import io, os, sys, tarfile

@@ -9,16 +9,18 @@ import os
 import queue
 import re
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from . import codecheck, engines, ncu, results, sandbox, slots, tests
-from .common import (BUILD_LOG_LIMIT, GRADING, OUTPUT_LIMIT, ROOT, env_int, lab_folder, say,
-                     truncate, usable_cores, within)
+from .common import (BUILD_LOG_LIMIT, GRADING, OUTPUT_LIMIT, ROOT, env_int, lab_folder,
+                     private_folder, say, truncate, usable_cores, within, write_private)
 from .reads import ReadPolicy, compile_read_problem, student_messages
-from .submissions import submissions_of, take_source
+from .submissions import STUDENTS, folder_name, student_dir, take_source
 
 
 class Grading:
@@ -36,17 +38,17 @@ class Grading:
         self.labels = settings.labels
         self.gpus = settings.gpus
         self.build_slots = settings.build_slots
-        self.slots_dir = Path(slots_dir).resolve() if slots_dir else self.out / "slots"
+        # The build slots: where asked (--slots-dir, GRADE_SLOTS_DIR), else OUT/slots.
+        self.slots_asked = slots_dir is not None
+        self.use_slots(Path(slots_dir).resolve() if slots_dir else self.out / "slots")
+        self.stage = None  # set by prepare(): where sandboxed runs work (stage_runs)
         self.points = results.load_points(lab)
         # Every submission of the run gets the same inputs, from a seed no student can know
         # (grading_seed); it reaches the tests only when they run, as Catch2's --rng-seed.
         self.rng_seed = grading_seed()
         self.sandbox = None  # set by prepare(): how submissions' code runs (sandbox.py)
-        self.run_support = self.slots_dir / "support"  # read-only files tests need (tsan.supp)
         self.key = self.grading_key()
         self.submissions = None
-        self.names = set()
-        self.pristine = self.slots_dir / "course.tar"
         self.expected = []
         self.expected_cases = []  # what runs for each expected test (tests.expected_cases)
         self.perf_cases = []  # GRADE_NCU=1: the [perf] tests of the GPU and simulator graders
@@ -56,6 +58,11 @@ class Grading:
         self.not_selected = {}  # tests of the lab this engine's labels leave out -> why
         self.test_runs = tests.TestRuns()
         self.parallel_tests = 1  # how many submissions' tests may run at once (set by run())
+
+    def use_slots(self, folder):
+        self.slots_dir = folder
+        self.pristine = folder / "course.tar"
+        self.run_support = folder / "support"  # read-only files tests need (tsan.supp)
 
     # What a grade depends on besides the source: the engine, preset, labels and configure
     # arguments, the points file and the graders (the lab's files but the student's source, and
@@ -82,6 +89,7 @@ class Grading:
         if self.sandbox is None:
             raise RuntimeError(why)
         say(f"submissions' code runs {self.sandbox.note}")
+        self.stage_runs()
         slots.snapshot_course(self)
         count = self.build_slots
         jobs = max(1, usable_cores() // count)
@@ -89,12 +97,19 @@ class Grading:
         with concurrent.futures.ThreadPoolExecutor(count) as pool:
             trees = list(pool.map(lambda i: slots.prepare_slot(self, i, jobs), range(count)))
         self.build_tools = tool_folders(trees[0] / "build" / "grading")
+        self.check_reach(self.build_tools, "the build's tools")
         for tree in trees:
             uid = self.sandbox.acquire_uid()
             self.slot_uids[tree] = uid
+            # Only the grader and the slot's own builds enter the slot (it holds the source being
+            # built): its uid by group where the grader is root.
+            if uid is not None:
+                os.chown(tree, -1, uid)
+            tree.chmod(0o750 if uid is not None else 0o700)
             (tree / "build" / "grading" / "intake").mkdir(exist_ok=True)
             self.sandbox.prepare_folder(tree / "build", uid)
         self.run_support.mkdir(parents=True, exist_ok=True)
+        self.run_support.chmod(0o755)
         shutil.copy2(ROOT / "sim" / "tsan.supp", self.run_support / "tsan.supp")
         # The tests the skeleton registers are the tests every submission is scored on.
         build = trees[0] / "build" / "grading"
@@ -130,10 +145,54 @@ class Grading:
             self.skipped_here = {t["name"]: t["skip_reason"] for t in record["tests"]
                                  if t["result"] == "skipped"}
             shutil.rmtree(probe, ignore_errors=True)
-            known.write_text(json.dumps(self.skipped_here, indent=1) + "\n")
+            write_private(known, json.dumps(self.skipped_here, indent=1) + "\n")
         self.slot_queue = queue.Queue()
         for tree in trees:
             self.slot_queue.put(tree)
+
+    def stage_runs(self):
+        """Where sandboxed runs work, in folders their user can reach. A root grader runs them as
+        uids of their own, which bubblewrap (binding their folders) and the unprivileged-user mode
+        (running in them) need to pass every folder above: OUT under a 0700 folder (mktemp -d,
+        /root) is out of their reach. So each submission's graders and scratch folders are staged
+        in a folder of this grading's own, 0711, in GRADE_STAGE_DIR or the system's temporary
+        folder, removed at the end; the build slots stay where they are (OUT/slots, GRADE_SLOTS_DIR)
+        where the runs reach them, else, unless asked for there, move into the stage (built again
+        each grading: GRADE_SLOTS_DIR keeps them). What cannot be reached stops the grading before
+        anything is graded."""
+        base = Path(os.environ.get("GRADE_STAGE_DIR") or tempfile.gettempdir()).resolve()
+        try:
+            self.stage = Path(tempfile.mkdtemp(prefix="histo-grading-", dir=base))
+        except OSError as e:
+            raise RuntimeError(f"no folder for the runs in {base} (GRADE_STAGE_DIR): {e}")
+        self.stage.chmod(0o711)
+        self.check_reach([self.stage], "the folder the runs work in (GRADE_STAGE_DIR)")
+        self.slots_dir.mkdir(parents=True, exist_ok=True)
+        if self.reach_problem(self.slots_dir):
+            if self.slots_asked:
+                self.check_reach([self.slots_dir], "the build slots' folder (--slots-dir, GRADE_SLOTS_DIR)")
+            say(f"build slots in {self.stage / 'slots'}, for this grading only: "
+                f"{self.reach_problem(self.slots_dir)} (GRADE_SLOTS_DIR names a folder they reach, "
+                f"where slots are kept between gradings)")
+            self.use_slots(self.stage / "slots")
+
+    def reach_problem(self, folder):
+        """Why the sandbox's runs cannot enter `folder` ("" where they can, or where they are the
+        grader's own uid)."""
+        uid = self.sandbox.uids[0] if self.sandbox and self.sandbox.uids else None
+        blocked = sandbox.unreachable(folder, uid) if uid is not None else None
+        if blocked is None:
+            return ""
+        mode = stat.S_IMODE(blocked.stat().st_mode)
+        return (f"the sandbox's run users (such as uid {uid}) may not enter {blocked} (mode "
+                f"{mode:04o}, owner uid {blocked.stat().st_uid})")
+
+    def check_reach(self, folders, what):
+        for folder in folders:
+            why = self.reach_problem(folder)
+            if why:
+                raise RuntimeError(f"{what}, {folder}: {why}; give them a folder they can reach "
+                                   f"(or chmod o+x the folders above it)")
 
     def name_file(self, path):
         """A file named in a test's report, as a student knows it (never a grader's path)."""
@@ -143,6 +202,8 @@ class Grading:
     # course's root instead (and the submission's folder from itself).
     def course_paths(self, text):
         text = re.sub(re.escape(str(self.slots_dir)) + r"/slot\d+/", "", text)
+        if self.stage:
+            text = re.sub(re.escape(str(self.stage)) + r"/[^/]+/", "", text)
         return text.replace(str(self.out) + "/", "").replace(str(ROOT) + "/", "")
 
     # A file written outside a submission's folder, named without the grader's own paths.
@@ -177,7 +238,7 @@ class Grading:
 
     # Already graded: the same source, graded with the same engine, labels, points and graders.
     def already_graded(self, name, source):
-        path = self.out / name / "results.json"
+        path = student_dir(self.out, name) / "results.json"
         if not path.exists() or source is None:
             return False
         try:
@@ -193,6 +254,7 @@ class Grading:
         linked. Returns (built, refused status or "", the build's log)."""
         slots.restore(self, tree)
         (tree / self.folder / self.source_name).write_bytes(source.data)
+        (tree / self.folder / self.source_name).chmod(0o644)  # for the slot's build (its uid)
         build = tree / "build" / "grading"
         uid = self.slot_uids.get(tree)
         timeout = env_int("GRADE_BUILD_TIMEOUT", 600)
@@ -240,16 +302,30 @@ class Grading:
 
     def grade(self, name, entry, gpu_queue):
         source, problem = take_source(entry, self.source_name)
-        sub = self.out / name
+        # The student's results in OUT/students/<folder>/, only the grader's (0700).
+        sub = student_dir(self.out, name)
         start = time.time()
         shutil.rmtree(sub, ignore_errors=True)
-        sub.mkdir(parents=True)
-        record = {"submission": name, "built": False, "status": [], "tests": []}
+        private_folder(sub.parent)
+        private_folder(sub)
+        record = {"submission": folder_name(name), "built": False, "status": [], "tests": []}
         if source is None:
             record["status"].append(problem)
             record["not_run"] = problem
             return results.finish(self, sub, record, None, start)
+        # Its graders and scratch folders, where its runs can reach them (stage_runs); what
+        # else is written there (Nsight Compute's files, racecheck's logs) joins its results.
+        work = Path(tempfile.mkdtemp(dir=self.stage))
+        work.chmod(0o711)
+        try:
+            return self.grade_staged(sub, work, source, record, start, gpu_queue)
+        finally:
+            for entry in sorted(work.iterdir()):
+                if entry.name != "run" and not entry.name.startswith("scratch"):
+                    shutil.move(entry, sub / entry.name)
+            shutil.rmtree(work, ignore_errors=True)
 
+    def grade_staged(self, sub, work, source, record, start, gpu_queue):
         # What this submission waits for (a build slot, then a turn to run its tests behind other
         # submissions': a hanging one's time limits) is not its own time: execution_time leaves
         # it out, and extra_data's queued_s says how long it was.
@@ -258,9 +334,9 @@ class Grading:
         record["queued_s"] = time.time() - waited
         try:
             built, refused, log = self.build(tree, source, record)
-            (sub / "build.log").write_text(truncate(log, BUILD_LOG_LIMIT))
+            write_private(sub / "build.log", truncate(log, BUILD_LOG_LIMIT))
             if built:
-                slots.copy_graders(self, tree, sub / "run")
+                slots.copy_graders(self, tree, work / "run")
         finally:
             self.slot_queue.put(tree)
         record["built"] = built
@@ -278,13 +354,13 @@ class Grading:
         record["queued_s"] += record["test_window"][0] - waited
         try:
             with self.test_runs.shared():
-                outside = tests.run_tests(self, sub, record, gpu, source)
+                outside = tests.run_tests(self, work, record, gpu, source)
             if outside and self.parallel_tests > 1:
                 # Another submission's tests, running at the same time, may have written these:
                 # this one runs its tests again with nobody else's running. Only what it writes
                 # then is its own.
                 with self.test_runs.alone():
-                    outside = tests.run_tests(self, sub, {"status": [], "tests": []}, gpu, source)
+                    outside = tests.run_tests(self, work, {"status": [], "tests": []}, gpu, source)
             if outside:
                 record["status"].append("writes outside its folder: " +
                                         ", ".join(self.place(p) for p in outside[:3]))
@@ -292,7 +368,7 @@ class Grading:
                 # GRADE_NCU=1: the [perf] tests again, on Nsight Compute's counters, on the GPU
                 # this submission holds.
                 with self.test_runs.shared():
-                    ncu.grade_perf(self, sub, record, gpu)
+                    ncu.grade_perf(self, work, record, gpu)
         finally:
             record["test_window"].append(time.time())
             record["gpu"] = gpu
@@ -351,16 +427,11 @@ def run(args, names_and_entries, slots_dir=None):
     g = Grading(args.lab, args.out, settings, slots_dir)
     if getattr(args, "submissions", None):
         g.submissions = Path(args.submissions).resolve()
-    # Folders of OUT the grading writes: every submission's (not just this batch's), the Slurm
-    # jobs' logs.
-    g.names = {name for name, _ in names_and_entries} | {"slurm"}
-    if g.submissions:
-        g.names |= {name for name, _ in submissions_of(g.submissions)}
     todo = []
     for name, entry in names_and_entries:
         source, _ = take_source(entry, g.source_name)
         if not args.force and g.already_graded(name, source):
-            say(f"{name}: already graded (use --force to grade again)")
+            say(f"{folder_name(name)}: already graded (use --force to grade again)")
             continue
         todo.append((name, entry))
     if todo:
@@ -368,6 +439,8 @@ def run(args, names_and_entries, slots_dir=None):
         try:
             g.prepare()
         except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+            if g.stage:
+                shutil.rmtree(g.stage, ignore_errors=True)
             sys.exit(f"grading could not start: {e}")
         # One token per GPU: a submission's tests hold one GPU, and no other's run there at once.
         # Without the GPU engine, as many test runs at once as there are build slots.
@@ -380,15 +453,18 @@ def run(args, names_and_entries, slots_dir=None):
         say(f"grading {len(todo)} submission(s) with {settings.describe()}: {count} build slot(s)"
             f"{', GPUs ' + ','.join(gpus) if gpus else ''}; inputs of seed {g.rng_seed} (secret: "
             f"GRADE_SEED={g.rng_seed} grades again with the same inputs)")
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            futures = {pool.submit(g.grade, name, entry, tokens): name for name, entry in todo}
-            for future in concurrent.futures.as_completed(futures):
-                try:
-                    future.result()
-                except Exception as e:  # a grading bug must not stop the batch either
-                    say(f"{futures[future]}: grading error: {e}")
+        try:
+            with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+                futures = {pool.submit(g.grade, name, entry, tokens): name for name, entry in todo}
+                for future in concurrent.futures.as_completed(futures):
+                    try:
+                        future.result()
+                    except Exception as e:  # a grading bug must not stop the batch either
+                        say(f"{folder_name(futures[future])}: grading error: {e}")
+        finally:
+            shutil.rmtree(g.stage, ignore_errors=True)
         done = time.time()
-        (g.out / "timing.json").write_text(json.dumps({
+        write_private(g.out / "timing.json", json.dumps({
             "submissions": len(todo), "gpus": gpus, "build_slots": count, "engine": settings.engine,
             "preset": settings.preset, "labels": settings.labels,
             # The secret seed of this run's inputs, and whom it graded (GRADE_SEED regrades).

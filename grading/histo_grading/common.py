@@ -71,3 +71,20 @@ def within(path, folder):
         return True
     except ValueError:
         return False
+
+
+def write_private(path, data):
+    """Writes a grader's file that only the grader reads (mode 0600, whatever the umask)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        os.fchmod(f.fileno(), 0o600)
+        f.write(data.encode() if isinstance(data, str) else data)
+
+
+def private_folder(path):
+    """A grader's folder that only the grader enters (mode 0700), its parents made as usual."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=0o700, exist_ok=True)
+    path.chmod(0o700)
+    return path

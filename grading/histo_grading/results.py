@@ -5,11 +5,13 @@ Functions of one grading run (a batch.Grading, `g`).
 """
 import csv
 import fnmatch
+import io
 import json
 import time
 from pathlib import Path
 
-from .common import GRADING, OUTPUT_LIMIT, say, truncate
+from .common import GRADING, OUTPUT_LIMIT, say, truncate, write_private
+from .submissions import STUDENTS
 
 # What a student reads about the engine that graded the submission.
 ENGINE_NOTES = {
@@ -120,7 +122,7 @@ def finish(g, sub, record, source, start):
     # The submission's own time: its build and its tests, not its waits behind other submissions.
     elapsed = time.time() - start - record.get("queued_s", 0)
     results = results_json(g, record, list(tests.values()), source, elapsed)
-    (sub / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    write_private(sub / "results.json", json.dumps(results, indent=1) + "\n")
     extra = results["extra_data"]
     say(f"{record['submission']}: {results['score']:g}/{extra['max_score']:g} {extra['status']}")
     return results
@@ -288,7 +290,7 @@ def results_json(g, record, tests, source, elapsed):
 def gather(out):
     out = Path(out)
     rows = []
-    for path in sorted(out.glob("*/results.json")):
+    for path in sorted((out / STUDENTS).glob("*/results.json")):
         try:
             data = json.loads(path.read_text())
         except json.JSONDecodeError:
@@ -308,9 +310,10 @@ def gather(out):
                 rows.append([name, "no", 0, 0, 0, "0", "", "", "",
                              "not graded: no results.json (see the logs)"])
         rows.sort()
-    with open(out / "grades.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["submission", "built", "passed", "failed", "skipped", "score", "max_score",
-                    "engine", "not_graded", "status"])
-        w.writerows(rows)
+    table = io.StringIO(newline="")
+    w = csv.writer(table)
+    w.writerow(["submission", "built", "passed", "failed", "skipped", "score", "max_score",
+                "engine", "not_graded", "status"])
+    w.writerows(rows)
+    write_private(out / "grades.csv", table.getvalue())
     return rows

@@ -460,6 +460,26 @@ def kill_user(uid):
         time.sleep(0.02)
 
 
+def unreachable(path, uid):
+    """The first folder on the way to `path` (itself included) that `uid`, with group `uid` and no
+    other, may not enter (what bubblewrap, binding it as that uid, and a run of that uid need);
+    None where it may enter them all. Asked of the system as that uid, ACLs included."""
+    chain = list(reversed(Path(path).resolve().parents)) + [Path(path).resolve()]
+    pid = os.fork()
+    if pid == 0:
+        code = 255
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            code = next((i + 1 for i, p in enumerate(chain) if not os.access(p, os.X_OK)), 0)
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    return None if code == 0 else chain[min(code, len(chain)) - 1]
+
+
 def remove_user_files(uid):
     """What `uid` left in the machine's shared temporary folders (the unprivileged-user mode has no
     /tmp of its own): removed, so that the next run of that uid finds nothing of this one's."""

@@ -12,26 +12,40 @@ import subprocess
 import tarfile
 from pathlib import Path
 
-from .common import ROOT
+from .common import ROOT, write_private
 
 # Extract only plain files and folders inside the target (Pythons that know the filter).
 SAFE_TAR = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+SLOT_MODE = 0o755  # a slot's folders and executables (its other files: 0644)
 
 
 # A tar of the course tree (no build outputs, no git, no solutions, no slides, no mistakes made
 # on the solutions): what every
 # slot is restored to before a build, so that nothing a submission wrote survives into the
 # next, and nothing a submission could include holds an answer.
+# The tar is the grader's alone (0600, whatever the course's modes: the runs never read it); its
+# files are 0644 (0755 executable) and folders 0755 in a slot, whatever the course's modes, for
+# the slot's builds, and a slot is entered only by its own builds' user (batch.Grading.prepare).
 def snapshot_course(g):
     g.slots_dir.mkdir(parents=True, exist_ok=True)
     skip = {"build", "solutions", "slides"}
     tmp = g.pristine.with_suffix(".tmp")
-    with tarfile.open(tmp, "w") as tar:
+
+    def member(t):
+        if t.name.startswith(("common/tests/mistakes/", "common/tests/mistakes")):
+            return None
+        t.mode = SLOT_MODE if t.isdir() or t.mode & 0o100 else SLOT_MODE & 0o666
+        t.uid = t.gid = 0
+        t.uname = t.gname = ""
+        return t
+
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "wb") as f, tarfile.open(fileobj=f, mode="w") as tar:
         for entry in sorted(ROOT.iterdir()):
-            if entry.name in skip or entry.name.startswith(".") or entry.resolve() == g.out:
+            if entry.name in skip or entry.name.startswith(".") or entry.resolve() in (g.out, g.stage):
                 continue
-            tar.add(entry, arcname=entry.name, filter=lambda t: None if t.name.startswith(
-                ("common/tests/mistakes/", "common/tests/mistakes")) else t)
+            tar.add(entry, arcname=entry.name, filter=member)
     os.replace(tmp, g.pristine)
 
 
@@ -44,16 +58,19 @@ def restore(g, tree):
             target = tree / member.name
             try:
                 st = target.lstat()
-                if member.isdir() and stat.S_ISDIR(st.st_mode):
+                if member.isdir() and stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == member.mode:
                     continue
                 if (member.isfile() and stat.S_ISREG(st.st_mode) and st.st_size == member.size
-                        and int(st.st_mtime) == int(member.mtime)):
+                        and int(st.st_mtime) == int(member.mtime)
+                        and stat.S_IMODE(st.st_mode) == member.mode):
                     continue
                 if not stat.S_ISDIR(st.st_mode):
                     target.unlink()  # never written through: a link is replaced, not followed
             except FileNotFoundError:
                 pass
             tar.extract(member, tree, **SAFE_TAR)
+            if member.isdir():
+                target.chmod(member.mode)  # (the data filter leaves folders' modes to the umask)
 
 
 def grader_targets(g, build):
@@ -108,7 +125,7 @@ def prepare_slot(g, index, jobs):
         return tree
     ready.unlink(missing_ok=True)
     log = tree / "prepare.log"
-    with open(log, "a" if configured else "w") as f:
+    with open(log, "a" if configured else "w", opener=lambda p, f: os.open(p, f, 0o600)) as f:
         if not configured:
             shutil.rmtree(build, ignore_errors=True)
             # compile_commands.json: the commands whose preprocessor lists what a submission reads.
@@ -127,7 +144,7 @@ def prepare_slot(g, index, jobs):
         if subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets],
                           stdout=f, stderr=subprocess.STDOUT).returncode != 0:
             raise RuntimeError(f"building the shipped skeleton failed: {log}")
-    ready.write_text(" ".join(targets) + "\n" + settings + "\n" + g.lab + "\n")
+    write_private(ready, " ".join(targets) + "\n" + settings + "\n" + g.lab + "\n")
     return tree
 
 

@@ -8,11 +8,18 @@ import hashlib
 import os
 import re
 import stat
+import unicodedata
 from pathlib import Path
 
-from .common import ROOT, within
+from .common import ROOT, within, write_private
 
 SOURCE_LIMIT = 1 << 20
+# Where a grading writes (OUT): each student's folder under OUT/students/, the grader's own files
+# (grades.csv, submissions.txt, timing.json, slots/, slurm/) beside students/, so that no
+# student's name can be the name of a grader's file.
+STUDENTS = "students"
+# Longest folder name made of a student's name (bytes), well under the file systems' 255.
+NAME_LIMIT = 200
 # Folders a zip or an editor adds that hold no submission (macOS resource forks, VCS metadata).
 IGNORED_FOLDERS = {"__MACOSX", ".git", ".svn", ".hg", ".vscode", ".idea"}
 
@@ -95,7 +102,13 @@ def listing(paths, limit=8):
 
 def take_source(entry, source_name):
     """The lab's source in a submission (a folder, or a file <student>.cu): (Source, "") or
-    (None, the one-line status saying why none is taken)."""
+    (None, the one-line status saying why none is taken). A tuple of entries is one student's
+    name given by several (submissions_of): none of them is taken."""
+    if isinstance(entry, tuple):
+        shown = ", ".join(folder_name(e.name) + ("/" if e.is_dir() and not e.is_symlink() else "")
+                          for e in entry)
+        return None, (f"several submissions for one student: {shown} (names that differ only in "
+                      f"case or by .cu are one student's; keep one, and grade again)")
     entry = Path(entry)
     if entry.is_symlink():
         return None, f"the submission is a symbolic link (to {link_text(entry)}): links are not graded"
@@ -149,15 +162,57 @@ def take_source(entry, source_name):
 
 
 def submissions_of(folder):
+    """[(student's name, entry)] of a folder of submissions, by name: a folder is a student (its
+    name), and so is a file NAME.cu. Where several entries give one name, or names that differ only
+    in case (alice/ and alice.cu, Alice/ and alice/: one folder on a case-insensitive disk), each
+    such name's entry is the tuple of all of them, graded as none (take_source)."""
     entries = []
     for entry in sorted(Path(folder).iterdir()):
-        if entry.name.startswith("."):
-            continue
+        if entry.name in IGNORED_FOLDERS or entry.name.startswith("._"):
+            continue  # a version control's or a zip's own, not a student
         if entry.is_dir() or entry.suffix == ".cu":
             entries.append((entry.stem if entry.is_file() else entry.name, entry))
-    return entries
+    groups = {}
+    for name, entry in entries:
+        groups.setdefault(name.casefold(), []).append(entry)
+    named = {}
+    for name, entry in entries:
+        group = groups[name.casefold()]
+        named[name] = tuple(group) if len(group) > 1 else entry
+    return sorted(named.items())
+
+
+def folder_name(name):
+    """The folder (under OUT/students/) and the name in grades.csv of a student named `name`: the
+    name itself where it is a safe folder name, else the same name with what is not escaped as
+    %XX (its bytes: path separators, control characters, %, a leading dot, bytes that are not
+    UTF-8), and a name longer than NAME_LIMIT bytes cut, ending in %% and a hash of the whole.
+    Distinct names get distinct folders: the escaping is one to one, "%" is always escaped
+    itself, and only a cut name holds "%%"."""
+    out = []
+    for i, c in enumerate(name):
+        unsafe = (c in "/\\%" or (i == 0 and c == ".") or "\udc80" <= c <= "\udcff"
+                  or unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
+        if not unsafe:
+            out.append(c)
+        elif "\udc80" <= c <= "\udcff":  # a byte that is not UTF-8 (os.fsdecode's escape)
+            out.append(f"%{ord(c) - 0xdc00:02X}")
+        else:
+            out.extend(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass"))
+    folder = "".join(out) or "%"
+    if len(folder.encode()) > NAME_LIMIT:
+        digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:16]
+        cut = folder.encode()[:NAME_LIMIT - 20].decode("utf-8", "ignore")
+        cut = re.sub(r"%[0-9A-F]?$", "", cut)  # never half an escape
+        folder = f"{cut}%%{digest}"
+    return folder
+
+
+def student_dir(out, name):
+    """OUT/students/<folder_name(name)>: where a student's results are written."""
+    return Path(out) / STUDENTS / folder_name(name)
 
 
 def list_submissions(out, entries):
     Path(out).mkdir(parents=True, exist_ok=True)
-    (Path(out) / "submissions.txt").write_text("".join(f"{name}\n" for name, _ in entries))
+    write_private(Path(out) / "submissions.txt", "".join(f"{folder_name(name)}\n" for name, _ in entries))

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .common import HUGE_OUTPUT, ROOT, env_int, usable_cores
 from .sandbox import Limits
+from .submissions import STUDENTS
 
 
 class TestRuns:
@@ -494,9 +495,9 @@ def writes_outside(grading, sub, stamp):
     roots = [ROOT, grading.slots_dir, grading.out]
     if grading.submissions:
         roots.append(grading.submissions)
-    # Written by the grading itself: every submission's own folder, build outputs, the slots'
-    # copies of the student source, and the summary files.
-    skip_dirs = {grading.out / name for name in grading.names} | {sub}
+    # Written by the grading itself: the students' folders, the Slurm jobs' logs, build outputs,
+    # the slots' copies of the student source, and the summary files.
+    skip_dirs = {grading.out / STUDENTS, grading.out / "slurm", sub}
     skip_names = {"build", ".git", "ready", "prepare.log", "grades.csv", "course.tar",
                   "course.tmp", "submissions.txt", "timing.json", grading.source_name}
     hits, seen = [], set()

@@ -89,6 +89,14 @@ the code check would not):
                      its own grading, so that the next student is blamed and zeroed
   harness-append     appends to Gradescope's running run_autograder a line that rewrites
                      results.json with full marks
+Names that are the grader's own files' (not sNN-KIND: the name is the trick), each an honest
+correct submission that must score every point, beside the others:
+  name-slots         a student named "slots" (the build slots' folder, OUT/slots)
+  name-grades-csv    a student named "grades.csv" (the batch's grades file, OUT/grades.csv)
+Two entries for one student, graded as none (status "several submissions for one student"):
+  duplicate          sNN-duplicate/ (the solution) and sNN-duplicate.cu (the skeleton)
+  duplicate-case     sNN-Duplicate-case/ (the solution) and sNN-duplicate-case/ (the skeleton):
+                     one folder on a case-insensitive disk
 """
 import argparse
 import hashlib
@@ -101,6 +109,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# The kinds whose student's name is the trick: the name each is made under.
+NAMED = {"name-slots": "slots", "name-grades-csv": "grades.csv"}
 ROTATION = ["correct", "wrong", "no-compile", "correct", "hang", "wrong-edge", "correct",
             "crash", "chatty", "correct", "escape", "wrong", "correct", "no-compile", "correct"]
 
@@ -593,9 +603,24 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     for i in range(args.n):
         kind = rotation[i % len(rotation)]
-        student = out / f"s{i + 1:02d}-{kind}"
+        student = out / NAMED.get(kind, f"s{i + 1:02d}-{kind}")
         shutil.rmtree(student, ignore_errors=True)
         student.mkdir()
+        if kind in NAMED:
+            (student / f"{folder}.cu").write_text(solution)
+            continue
+        if kind == "duplicate":
+            (student / f"{folder}.cu").write_text(solution)
+            student.with_name(student.name + ".cu").write_text(skeleton)
+            continue
+        if kind == "duplicate-case":
+            upper = student.with_name(f"s{i + 1:02d}-Duplicate-case")
+            shutil.rmtree(upper, ignore_errors=True)
+            student.rename(upper)
+            (upper / f"{folder}.cu").write_text(solution)
+            student.mkdir()
+            (student / f"{folder}.cu").write_text(skeleton)
+            continue
         made = cheat(kind, args.lab, folder, skeleton, solution,
                      args.grading_out or ROOT / "build" / f"grading-{args.lab}")
         if made:

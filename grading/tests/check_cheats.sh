@@ -4,7 +4,10 @@
 # 0 with a status naming its trick, that none of their results.json files holds a line of the
 # grader's files (the solution's answers, /etc/passwd), that nothing in the course tree or in any
 # result changes after grading ends (the daemons' samples write a few seconds after their run),
-# and that the honest one scores every point. Every build and test runs in grading's sandbox.
+# and that the honest one scores every point. Students named as the grader's files (slots,
+# grades.csv) are graded as the honest students they are, and the grader's files stay its own;
+# two entries for one student are graded as none, saying so. Every build and test runs in
+# grading's sandbox.
 # usage: check_cheats.sh WORK_DIR   (GRADE_PRESET, GRADE_LABELS, GRADE_CMAKE_ARGS as for grade.py)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +26,7 @@ host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-referen
 incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private,\
 static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine,\
 course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame,harness-append,\
-lookup-table,print-inputs,build-bomb,disk-fill}
+lookup-table,print-inputs,build-bomb,disk-fill,name-slots,name-grades-csv,duplicate,duplicate-case}
 python3 "$root/grading/samples/make_samples.py" --lab "$lab" --kinds "$kinds" \
   --grading-out "$work/out" "$(tr ',' '\n' <<<"$kinds" | wc -l)" "$work/subs" || exit 1
 # What must not change: the course's files (during and after grading), every result once
@@ -33,7 +36,7 @@ course() {
      sort | sha256sum)
 }
 results() {
-  find "$work/out" -maxdepth 2 \( -name results.json -o -name grades.csv \) -printf '%p ' -exec sha256sum {} \; | sort
+  find "$work/out" -maxdepth 3 -type f \( -name results.json -o -name grades.csv \) -printf '%p ' -exec sha256sum {} \; | sort
 }
 course_before=$(course)
 python3 "$root/grading/grade.py" run "$lab" "$work/subs" "$work/out" || { echo "FAIL: grade.py failed"; exit 1; }
@@ -49,6 +52,9 @@ python3 - "$work/out" "$root" "$lab" <<'PY'
 import csv, json, re, sys
 from pathlib import Path
 out, root, lab = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+sys.path[:0] = [str(root / "grading"), str(root / "grading" / "samples")]
+from histo_grading.submissions import STUDENTS, folder_name, submissions_of
+from make_samples import NAMED
 folder = sorted(p.name for p in root.glob(f"{lab}_*") if p.is_dir())[0]
 expect = {  # kind -> what the status of its submission (sNN-KIND) must say
     "include-relative": f"includes a file it may not: solutions/{folder}/{folder}.cu",
@@ -98,6 +104,8 @@ expect = {  # kind -> what the status of its submission (sNN-KIND) must say
     # The run's own limits (check_cheats sets them small).
     "build-bomb": "the build used more than ",
     "disk-fill": "the build used more than ",
+    "duplicate": "several submissions for one student: ",
+    "duplicate-case": "several submissions for one student: ",
 }
 # The run's secret seed (the grader's own timing.json) is in no results.json.
 seed = str(json.loads((out / "timing.json").read_text())["seed"])
@@ -112,12 +120,27 @@ try:
 except OSError:
     pass
 fail = 0
+# The grader's files are its own: OUT holds nothing a student's name made, and grades.csv is the
+# grades file, with every student in it.
+mine = {STUDENTS, "grades.csv", "submissions.txt", "timing.json", "slots"}
+strays = sorted(p.name for p in out.iterdir() if p.name not in mine)
+if strays or not (out / "grades.csv").is_file():
+    fail = 1
+    print(f"FAIL: the grading output holds {strays} beside the grader's own files, grades.csv "
+          f"{'is' if (out / 'grades.csv').is_file() else 'is not'} a file")
+else:
+    print(f"ok: the grading output holds only the grader's files and {STUDENTS}/")
 rows = {r["submission"]: r for r in csv.DictReader(open(out / "grades.csv"))}
-made = sorted(p.name for p in (out.parent / "subs").iterdir() if not p.name.endswith("-correct"))
+named = {name: kind for kind, name in NAMED.items()}
+made = sorted(folder_name(n) for n, _ in submissions_of(out.parent / "subs") if not n.endswith("-correct"))
+honest = [n for n in made if n in named]
 for name in made:
-    status = expect[name.split("-", 1)[1]]
+    if name in named:
+        continue
+    status = expect[name.split("-", 1)[1].lower()]
     row = rows.get(name)
-    text = (out / name / "results.json").read_text() if (out / name / "results.json").exists() else ""
+    results = out / STUDENTS / name / "results.json"
+    text = results.read_text() if results.exists() else ""
     leaked = [l for l in secret if l in text or json.dumps(l)[1:-1] in text]
     problems = []
     if not row:
@@ -139,13 +162,15 @@ for name in made:
         print(f"FAIL: {name}: " + "; ".join(problems))
     else:
         print(f"ok: {name}: 0 points, '{status}'")
-good = next((r for n, r in rows.items() if n.endswith("-correct")), None)
-# Every point, and the private tests' extra credit on top.
-if good and good["status"].startswith("ok") and float(good["score"]) >= float(good["max_score"]) > 0:
-    print(f"ok: s01-correct scores {good['score']} of {good['max_score']} ({good['status']})")
-else:
-    fail = 1
-    print(f"FAIL: the honest submission s01-correct: {good}")
+# Every point, and the private tests' extra credit on top: the honest submission, and the honest
+# students named as the grader's files.
+for name in [next((n for n in rows if n.endswith("-correct")), "s01-correct")] + honest:
+    good = rows.get(name)
+    if good and good["status"].startswith("ok") and float(good["score"]) >= float(good["max_score"]) > 0:
+        print(f"ok: {name} scores {good['score']} of {good['max_score']} ({good['status']})")
+    else:
+        fail = 1
+        print(f"FAIL: the honest submission {name}: {good}")
 sys.exit(fail)
 PY
 [ $? -eq 0 ] && [ -z "${changed:-}" ]

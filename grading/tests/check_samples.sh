@@ -2,7 +2,8 @@
 # CTest "grading.samples": grades one sample submission of each kind (grading/samples) and checks
 # that each is recorded as what it is, that a second run skips them all, and that a run with other
 # labels grades them again. (CTest
-# "grading.results_schema" then validates the results.json files it leaves in WORK_DIR/out.)
+# "grading.results_schema" then validates the results.json files it leaves in
+# WORK_DIR/out/students.)
 # usage: check_samples.sh WORK_DIR   (GRADE_PRESET, GRADE_LABELS, GRADE_CMAKE_ARGS as for grade.py)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,8 +41,8 @@ python3 - "$work/out" <<'PY' || fail=1
 import json, sys
 from pathlib import Path
 out = Path(sys.argv[1])
-good = json.loads((out / "s01-correct/results.json").read_text())
-wrong = json.loads((out / "s02-wrong/results.json").read_text())
+good = json.loads((out / "students/s01-correct/results.json").read_text())
+wrong = json.loads((out / "students/s02-wrong/results.json").read_text())
 extra = good["extra_data"].get("extra_credit", {}).get("score", 0)
 ok = good["score"] > 0 and good["score"] == good["extra_data"]["max_score"] + extra and wrong["score"] < good["score"]
 print(("ok" if ok else "FAIL") + f": correct scores {good['score']} of {good['extra_data']['max_score']}, wrong scores {wrong['score']}")
@@ -54,7 +55,7 @@ python3 - "$work/out" "$GRADE_TEST_TIMEOUT" <<'PY' || fail=1
 import json, sys
 from pathlib import Path
 out, limit = Path(sys.argv[1]), float(sys.argv[2])
-r = json.loads((out / "s05-crash/results.json").read_text())
+r = json.loads((out / "students/s05-crash/results.json").read_text())
 start, end = r["extra_data"]["test_window"]
 ok = end - start < limit / 2 and r["execution_time"] < limit
 print(("ok" if ok else "FAIL") + f": the crash sample's tests took {end - start:.1f} s, its grading "

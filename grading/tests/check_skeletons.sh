@@ -22,7 +22,7 @@ for lab in $labs; do
        --build-slots 1 --slots-dir "$work/slots" > "$work/$lab.log" 2>&1; then
     echo "FAIL: $lab: grade.py failed:"; tail -n 20 "$work/$lab.log"; fail=1; continue
   fi
-  python3 - "$work/out-$lab/skeleton/results.json" "$lab" "$(( $(date +%s) - start ))" <<'PY' || fail=1
+  python3 - "$work/out-$lab/students/skeleton/results.json" "$lab" "$(( $(date +%s) - start ))" <<'PY' || fail=1
 import json, sys
 results, lab, seconds = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
 extra = results["extra_data"]

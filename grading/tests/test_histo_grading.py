@@ -109,6 +109,49 @@ class TakingTheSource(unittest.TestCase):
                          f"missing {LAB}; received: README.md, main.cu")
 
 
+class StudentsAndTheirFolders(unittest.TestCase):
+    def test_a_safe_name_is_its_own_folder(self):
+        for name in ("alice", "slots", "grades.csv", "José Núñez", "a.b-c_d (2)", "students"):
+            self.assertEqual(submissions.folder_name(name), name)
+        self.assertEqual(submissions.student_dir("/out", "slots"), Path("/out/students/slots"))
+
+    def test_what_is_not_a_safe_folder_name_is_escaped_one_to_one(self):
+        cases = {".alice": "%2Ealice", "..": "%2E.", "a/b": "a%2Fb", "a\\b": "a%5Cb",
+                 "a\nb": "a%0Ab", "\x1b[31m": "%1B[31m", "50%": "50%25", "": "%",
+                 os.fsdecode(b"caf\xe9"): "caf%E9"}
+        for name, folder in cases.items():
+            self.assertEqual(submissions.folder_name(name), folder, repr(name))
+        # Distinct names, distinct folders: the escape of one is never another's name.
+        names = ["%2Ealice", ".alice", "50%25", "50%", "x" * 300, "x" * 299 + "y", "x" * 181 + "%%0"]
+        folders = [submissions.folder_name(n) for n in names]
+        self.assertEqual(len(set(folders)), len(names), folders)
+        for f in folders:
+            self.assertLessEqual(len(f.encode()), submissions.NAME_LIMIT)
+            self.assertNotIn("/", f)
+            self.assertFalse(f.startswith("."))
+
+    def test_one_students_several_entries_are_none_taken(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            for name in ("alice", "Bob", "bob", "carol", ".git", "__MACOSX"):
+                (d / name).mkdir()
+                (d / name / LAB).write_text("int x;\n")
+            (d / "alice.cu").write_text("int y;\n")
+            (d / "dave.cu").write_text("int z;\n")
+            (d / "._dave.cu").write_bytes(b"\0\0")
+            found = dict(submissions.submissions_of(d))
+            self.assertEqual(sorted(found), ["Bob", "alice", "bob", "carol", "dave"])
+            for name, entries in (("alice", ["alice/", "alice.cu"]), ("bob", ["Bob/", "bob/"]),
+                                  ("Bob", ["Bob/", "bob/"])):
+                source, problem = submissions.take_source(found[name], LAB)
+                self.assertIsNone(source)
+                self.assertTrue(problem.startswith("several submissions for one student: "), problem)
+                for entry in entries:
+                    self.assertIn(entry, problem)
+            self.assertEqual(submissions.take_source(found["carol"], LAB)[1], "")
+            self.assertEqual(submissions.take_source(found["dave"], LAB)[1], "")
+
+
 class EmbeddedFiles(unittest.TestCase):
     def test_incbin_however_spelled(self):
         for text in ['asm(".incbin \\"/etc/passwd\\"");',

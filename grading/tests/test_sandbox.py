@@ -177,6 +177,21 @@ class SandboxRuns:
         self.box.release_uid(self.uid)
 
 
+class Reach(unittest.TestCase):
+    """What a root grader's runs may enter, asked of the system as their uid (batch.stage_runs)."""
+
+    def test_a_closed_folder_above_is_named(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            closed, inner = Path(tmp) / "closed", Path(tmp) / "closed" / "a" / "b"
+            inner.mkdir(parents=True)
+            os.chmod(tmp, 0o755)
+            os.chmod(closed, 0o700)
+            uid = sandbox.free_uids(1)[0]
+            self.assertEqual(sandbox.unreachable(inner, uid), closed)
+            os.chmod(closed, 0o711)
+            self.assertIsNone(sandbox.unreachable(inner, uid))
+
+
 def main():
     modes = available_modes()
     if not modes:
@@ -186,6 +201,8 @@ def main():
     for mode in modes:
         case = type(f"In_{mode}", (SandboxRuns, unittest.TestCase), {"mode": mode})
         suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(case))
+    if os.getuid() == 0:
+        suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(Reach))
     print(f"sandbox modes checked: {', '.join(modes)}")
     ok = unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful()
     return 0 if ok else 1

@@ -3,7 +3,8 @@
 fields) and checks that their numbers add up: the score is the sum of the tests' scores, no test
 scores more than its max_score, and the extra_data counts match the tests.
 
-usage: validate_results.py FILE_OR_DIR...   (a folder: every */results.json in it)
+usage: validate_results.py FILE_OR_DIR...   (a folder: every */results.json in it; a grading's
+       output folder: every students/*/results.json)
 Before the files, it proves that the schema rejects documents Gradescope would reject.
 """
 import copy
@@ -82,7 +83,7 @@ def main():
     files = []
     for arg in sys.argv[1:]:
         p = Path(arg)
-        files += sorted(p.glob("*/results.json")) if p.is_dir() else [p]
+        files += sorted(list(p.glob("*/results.json")) or p.glob("students/*/results.json")) if p.is_dir() else [p]
     if not files:
         # grading.samples, which writes them, was skipped here (no Clang) or graded nothing.
         print("skipped: no results.json given or found")
