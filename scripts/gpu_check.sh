@@ -28,9 +28,8 @@
 # simval and ncu's counters and lines run first, alone on the GPU: they time it or count over the
 # whole device. Then the other parts side by side, Nsight Compute's users one at a time (two
 # profilers cannot share a GPU: grade.py profiles only where no Clang is found); bench beside other
-# parts is a check, not a measurement. Grading
-# runs from a world-readable copy of the course in /tmp: the sandbox's unprivileged user must
-# read it, and a checkout may lie in a private folder (/root).
+# parts is a check, not a measurement. grade.py grades from the checkout as it is, wherever it
+# lies (a folder only root may enter included: it stages what its sandboxed runs need).
 #
 # usage: scripts/gpu_check.sh [--part NAME[,NAME...]] [OUTPUT_DIR]
 #   NAME: tests (the default), bench, grade, grading, simval, ncu, or all; OUTPUT_DIR: default
@@ -107,24 +106,6 @@ need_ncu() {
   return 1
 }
 lab_dir() { local dirs=("$1"_*/); echo "${dirs[0]%/}"; }
-# stage_course NAME: a copy of the course that any user may read, $stage/course, in a folder of
-# its own under /tmp (mode 0755); grade.py runs from there. Without the answers (solutions/, the
-# mistakes made on them), which grade.py's build slots leave out too.
-stage_course() {
-  local e p
-  stage=$stage_root/$1
-  mkdir -p "$stage/course" && chmod 755 "$stage" || return 1
-  for e in ./*; do
-    case $e in ./build|./solutions|./slides) ;; *) cp -a "$e" "$stage/course/" || return 1 ;; esac
-  done
-  rm -rf "$stage/course/common/tests/mistakes"
-  chmod -R a+rX "$stage"
-  for p in "$stage" "$stage_root" /tmp; do
-    [ $(( 8#$(stat -c %a "$p") & 1 )) = 1 ] ||
-      { echo "$p is closed to other users: the sandbox's user could not read the course"; return 1; }
-  done
-}
-
 build_all() {
   local t=$SECONDS d=$work/build targets=(all)
   mkdir -p "$d"
@@ -210,22 +191,18 @@ part_bench() {
 part_grade() {
   local t=$SECONDS d=$work/grade lab=lab06 folder expected s
   folder=$(lab_dir $lab)
-  if ! stage_course grade > "$d/stage.log" 2>&1; then
-    note grade FAIL "no world-readable copy of the course: nothing graded ($(tail -n 1 "$d/stage.log"))"
-    phase grade "$t"; return
-  fi
-  mkdir -p "$stage/subs/solution" "$stage/subs/colliding_copies"
-  cp "solutions/$folder/$folder.cu" "$stage/subs/solution/"
+  mkdir -p "$d/subs/solution" "$d/subs/colliding_copies"
+  cp "solutions/$folder/$folder.cu" "$d/subs/solution/"
   cmake -D MODE=apply -D MISTAKE="$root/common/tests/mistakes/lab06_slow_half_the_copies.cmake" \
-    -D SOLUTION="$root/solutions/$folder/$folder.cu" -D MUTATED="$stage/subs/colliding_copies/$folder.cu" \
+    -D SOLUTION="$root/solutions/$folder/$folder.cu" -D MUTATED="$d/subs/colliding_copies/$folder.cu" \
     -P "$root/common/tests/mistakes/mistake.cmake" > "$d/mistake.log" 2>&1 ||
     note grade FAIL "the mistake could not be made (grade/mistake.log)"
   expected=$(python3 grading/tests/check_points.py --print | awk -v lab="$lab:" '$1 == lab { print $3 }' | tr -d ,)
-  GRADE_BUILD_SLOTS=${GRADE_BUILD_SLOTS:-2} python3 "$stage/course/grading/grade.py" run "$lab" \
-    "$stage/subs" "$stage/out" --slots-dir "$stage_root/slots-grade" > "$d/grade.log" 2>&1 ||
+  GRADE_BUILD_SLOTS=${GRADE_BUILD_SLOTS:-2} python3 grading/grade.py run "$lab" \
+    "$d/subs" "$d/out" --slots-dir "$work/slots-grade" > "$d/grade.log" 2>&1 ||
     note grade FAIL "grade.py (grade/grade.log)"
-  for s in solution colliding_copies; do cp "$stage/out/students/$s/results.json" "$d/$s.results.json" 2> /dev/null; done
-  cp "$stage/out/grades.csv" "$d/" 2> /dev/null
+  for s in solution colliding_copies; do cp "$d/out/students/$s/results.json" "$d/$s.results.json" 2> /dev/null; done
+  cp "$d/out/grades.csv" "$d/" 2> /dev/null
   python3 - "$d" "$expected" <<'PY' | tee "$d/check.txt" | grep -E '^(ok|FAIL): ' >> "$work/steps/grade"
 import json, sys
 from pathlib import Path
@@ -288,23 +265,19 @@ grading_codecheck() {
 
 grading_samples() {
   local t=$SECONDS d=$work/grading mode modes=() kinds=correct,wrong,crash,host-count,host-count-byvalue,host-count-dummy
-  if ! stage_course grading > "$d/stage.log" 2>&1; then
-    note grading-samples FAIL "no world-readable copy of the course: nothing graded ($(tail -n 1 "$d/stage.log"))"
-    phase grading-samples "$t"; return
-  fi
-  python3 grading/samples/make_samples.py --lab lab01 --kinds "$kinds" 6 "$stage/subs" > "$d/samples.log" 2>&1 ||
+  python3 grading/samples/make_samples.py --lab lab01 --kinds "$kinds" 6 "$d/subs" > "$d/samples.log" 2>&1 ||
     note grading-samples FAIL "make_samples.py (samples.log)"
   python3 -c 'import sys; sys.path.insert(0, "grading"); from histo_grading import sandbox
 sys.exit(0 if sandbox.probe("bwrap", True, 1)[0] else 1)' > /dev/null 2>&1 && modes+=(bwrap)
   [ "$(id -u)" = 0 ] && modes+=(user)
   [ ${#modes[@]} -gt 0 ] || note grading-samples FAIL "no sandbox mode can be set up here"
   for mode in "${modes[@]}"; do
-    GRADE_BUILD_SLOTS=${GRADE_BUILD_SLOTS:-2} GRADE_TEST_TIMEOUT=120 python3 "$stage/course/grading/grade.py" \
-      run lab01 "$stage/subs" "$stage/out-$mode" --engine gpu --sandbox "$mode" --slots-dir "$stage_root/slots-grading" \
+    GRADE_BUILD_SLOTS=${GRADE_BUILD_SLOTS:-2} GRADE_TEST_TIMEOUT=120 python3 grading/grade.py \
+      run lab01 "$d/subs" "$d/out-$mode" --engine gpu --sandbox "$mode" --slots-dir "$work/slots-grading" \
       > "$d/grade-$mode.log" 2>&1 ||
       note grading-samples FAIL "grade.py, sandbox $mode (grade-$mode.log)"
-    cp "$stage/out-$mode/grades.csv" "$d/grades-$mode.csv" 2> /dev/null
-    python3 - "$stage/out-$mode" "$mode" 6 <<'PY' | tee -a "$d/check.txt" | grep -E '^(ok|FAIL): ' >> "$work/steps/grading-samples"
+    cp "$d/out-$mode/grades.csv" "$d/grades-$mode.csv" 2> /dev/null
+    python3 - "$d/out-$mode" "$mode" 6 <<'PY' | tee -a "$d/check.txt" | grep -E '^(ok|FAIL): ' >> "$work/steps/grading-samples"
 import json, sys
 from pathlib import Path
 out, mode, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
@@ -480,10 +453,6 @@ summary() {
   ! grep -q '^RESULT: FAIL' "$out/summary.md"
 }
 
-if has grade || has grading; then
-  stage_root=$(mktemp -d /tmp/gpu-check.XXXXXX) && chmod 755 "$stage_root" || exit 2
-  trap 'rm -rf "$stage_root"' EXIT
-fi
 has simval && simval_programs &
 if ! build_all; then
   wait
