@@ -576,37 +576,51 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t str
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+namespace {
+
+// What cudaMemcpy and cudaMemcpyAsync refuse before copying anything.
+cudaError_t check_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
   if (bytes && (!dst || !src)) return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const bool dst_device = find_device(dst) != g_device.end();
+  const bool src_device = find_device(src) != g_device.end();
+  const bool want_dst = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  const bool want_src = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if (bytes && ((want_dst && !dst_device) || (want_src && !src_device)))
+    return fail(cudaErrorInvalidValue,
+                "cudaMemcpy: a pointer is not device memory although the copy kind says so");
+  if (bytes && dst_device && find_device(dst)->second.readonly)
+    return fail(cudaErrorInvalidValue,
+                "cudaMemcpy into a const __device__ or __constant__ variable: the CPU simulator "
+                "keeps those in read-only memory");
+  return cudaSuccess;
+}
+
+// The copy itself, after check_copy, in stream order. It reports nothing: a kernel's fault stays
+// for the call that synchronizes (a deferred copy must not take it and drop it).
+void copy_bytes(void* dst, const void* src, size_t bytes) {
+  if (!bytes) return;
+  before_stream_work(nullptr);
+  note_host_write(dst, bytes, true);
+  bool to_host;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    const bool dst_device = find_device(dst) != g_device.end();
-    const bool src_device = find_device(src) != g_device.end();
-    const bool want_dst = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
-    const bool want_src = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-    if (bytes && ((want_dst && !dst_device) || (want_src && !src_device)))
-      return fail(cudaErrorInvalidValue,
-                  "cudaMemcpy: a pointer is not device memory although the copy kind says so");
-    if (bytes && dst_device && find_device(dst)->second.readonly)
-      return fail(cudaErrorInvalidValue,
-                  "cudaMemcpy into a const __device__ or __constant__ variable: the CPU simulator "
-                  "keeps those in read-only memory");
+    to_host = find_device(src) != g_device.end() && find_device(dst) == g_device.end();
   }
-  if (bytes) {
-    before_stream_work(nullptr);
-    note_host_write(dst, bytes, true);
-    bool to_host;
-    {
-      std::lock_guard<std::mutex> lock(g_mutex);
-      to_host = find_device(src) != g_device.end() && find_device(dst) == g_device.end();
-    }
-    if (to_host) note_copy_to_host(src, bytes);
-    const DeviceAccess access;
-    std::memmove(dst, src, bytes);
-    std::lock_guard<std::mutex> lock(g_mutex);
-    note_device_write(dst, bytes);
-  }
+  if (to_host) note_copy_to_host(src, bytes);
+  const DeviceAccess access;
+  std::memmove(dst, src, bytes);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  note_device_write(dst, bytes);
+}
+
+}  // namespace
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  const cudaError_t refused = check_copy(dst, src, bytes, kind);
+  if (refused != cudaSuccess) return refused;
+  copy_bytes(dst, src, bytes);
   return synchronized();
 }
 
@@ -617,10 +631,10 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
     before_stream_work(stream);
     return cudaMemcpy(dst, src, bytes, kind);
   }
-  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
-  if (bytes && (!dst || !src)) return cudaErrorInvalidValue;
+  const cudaError_t refused = check_copy(dst, src, bytes, kind);
+  if (refused != cudaSuccess) return refused;
   std::lock_guard<std::mutex> lock(g_mutex);
-  stream->deferred.push_back([=] { cudaMemcpy(dst, src, bytes, kind); });
+  stream->deferred.push_back([=] { copy_bytes(dst, src, bytes); });
   return cudaSuccess;
 }
 
