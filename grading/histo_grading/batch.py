@@ -258,16 +258,18 @@ class Grading:
         build = tree / "build" / "grading"
         uid = self.slot_uids.get(tree)
         timeout = env_int("GRADE_BUILD_TIMEOUT", 600)
-        # A build's own limits, all its processes together (sandbox.RunWatch): CPU seconds on
-        # one core, and what it may add to the build folder.
+        # A build's own limits, all its processes together (sandbox.RunWatch): CPU seconds, its
+        # share of the grader's cores (the build slots side by side split them), and what it may
+        # add to the build folder.
         cpu = env_int("GRADE_BUILD_CPU", 300)
         disk = env_int("GRADE_BUILD_DISK_MB", 512) << 20
+        cores = max(1, len(os.sched_getaffinity(0)) // max(1, self.build_slots))
 
         def sandboxed(args, cwd, limit=timeout, memory=None):
             return self.sandbox.run(args, ro=[tree, *self.build_tools], rw=[tree / "build"], cwd=cwd,
                                     env=build_env(), timeout=limit, etc="all", uid=uid,
                                     limits=sandbox.Limits(cpu_s=limit * 2, address_space=memory,
-                                                          run_cpu_s=cpu, disk=disk))
+                                                          run_cpu_s=cpu, disk=disk, cores=cores))
 
         policy = ReadPolicy(tree, self.folder, self.out, source)
         # Before the build: a file it may not read is refused unread by any compiler message.
