@@ -65,6 +65,9 @@ work=$root/build/gpu-check-work
 bin=build/gpu
 jobs=$(nproc)
 rm -rf "$work" && mkdir -p "$work/steps" || exit 2
+# grade.py's build slots, kept where its sandboxed builds reach them whatever the checkout's
+# folder (a checkout under /root included).
+slots=${TMPDIR:-/tmp}/histo-gpu-check-slots
 for p in summary.md build.tar.gz tests.tar.gz bench.tar.gz grade.tar.gz grading.tar.gz simval.tar.gz ncu.tar.gz; do
   rm -f "${out:?}/$p"
 done
@@ -199,7 +202,7 @@ part_grade() {
     note grade FAIL "the mistake could not be made (grade/mistake.log)"
   expected=$(python3 grading/tests/check_points.py --print | awk -v lab="$lab:" '$1 == lab { print $3 }' | tr -d ,)
   GRADE_BUILD_SLOTS=${GRADE_BUILD_SLOTS:-2} python3 grading/grade.py run "$lab" \
-    "$d/subs" "$d/out" --slots-dir "$work/slots-grade" > "$d/grade.log" 2>&1 ||
+    "$d/subs" "$d/out" --slots-dir "$slots/grade" > "$d/grade.log" 2>&1 ||
     note grade FAIL "grade.py (grade/grade.log)"
   for s in solution colliding_copies; do cp "$d/out/students/$s/results.json" "$d/$s.results.json" 2> /dev/null; done
   cp "$d/out/grades.csv" "$d/" 2> /dev/null
@@ -273,7 +276,7 @@ sys.exit(0 if sandbox.probe("bwrap", True, 1)[0] else 1)' > /dev/null 2>&1 && mo
   [ ${#modes[@]} -gt 0 ] || note grading-samples FAIL "no sandbox mode can be set up here"
   for mode in "${modes[@]}"; do
     GRADE_BUILD_SLOTS=${GRADE_BUILD_SLOTS:-2} GRADE_TEST_TIMEOUT=120 python3 grading/grade.py \
-      run lab01 "$d/subs" "$d/out-$mode" --engine gpu --sandbox "$mode" --slots-dir "$work/slots-grading" \
+      run lab01 "$d/subs" "$d/out-$mode" --engine gpu --sandbox "$mode" --slots-dir "$slots/grading" \
       > "$d/grade-$mode.log" 2>&1 ||
       note grading-samples FAIL "grade.py, sandbox $mode (grade-$mode.log)"
     cp "$d/out-$mode/grades.csv" "$d/grades-$mode.csv" 2> /dev/null
