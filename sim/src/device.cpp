@@ -422,9 +422,20 @@ uint64_t collective_result(const Fiber& f, Fiber* const* warp, unsigned members)
       if (f.op == WarpOp::shfl_up && in_segment - f.arg >= 0) src = int(lane) - f.arg;
       if (f.op == WarpOp::shfl_down && in_segment + f.arg < width) src = int(lane) + f.arg;
       if (f.op == WarpOp::shfl_xor && ((in_segment ^ f.arg) < width)) src = base + (in_segment ^ f.arg);
-      // Reading a lane outside the mask is undefined on a GPU: the simulator returns the
-      // caller's own value.
-      if (src < 0 || src > 31 || !(members >> src & 1u)) return f.value;
+      // Reading a lane outside the mask is undefined on a GPU (garbage, or a hang): the launch
+      // fails, naming the lanes and the line, rather than returning some value.
+      if (src < 0 || src > 31 || !(members >> src & 1u)) {
+        std::ostringstream headline, cause;
+        headline << "lane " << lane << "'s " << op_name(f.op) << " (" << base_name(f.file) << ":"
+                 << f.line << ") reads lane " << src << ", which is not in its mask 0x" << std::hex
+                 << f.mask << std::dec;
+        cause << "A shuffle may read only lanes of its mask: what it returns from any other is "
+                 "undefined on a GPU. Likely cause: the mask leaves out lanes the shuffle's offset "
+                 "reaches (a reduction over fewer lanes than the offsets assume), or code meant "
+                 "for another path (an #if on __CUDA_ARCH__, which the simulator leaves undefined: "
+                 "its device code takes the host's branch)";
+        fail_block(headline.str(), cause.str());
+      }
       return warp[src]->value;
     }
     case WarpOp::syncwarp: return 0;

@@ -1,0 +1,56 @@
+// Launches that fail, and the calls that must report it as a GPU would: `launch_faults CASE`.
+//   async_copy     a block deadlocks at a divergent barrier on a cudaStreamNonBlocking stream, a
+//                  cudaMemcpyAsync queued behind it: cudaStreamSynchronize reports the failure
+//                  (the deferred copy must not take it and drop it), once.
+//   shuffle_mask   a reduction whose __shfl_down_sync reads lanes outside its mask: the launch
+//                  fails naming the lanes and the line (a GPU returns garbage there).
+// CMakeLists.txt here checks what each prints.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+// Thread 0 never reaches the barrier the others wait at: the launch fails (a deadlock).
+__global__ void divergent_barrier(unsigned* d_out) {
+  if (threadIdx.x != 0) __syncthreads();
+  d_out[threadIdx.x] = threadIdx.x;
+}
+
+// The low 16 lanes reduce with offsets up to 16: lane 0..15 read lanes 16..31, not in the mask.
+__global__ void half_warp_sum(unsigned* d_out) {
+  if (threadIdx.x >= 16) return;
+  unsigned v = threadIdx.x;
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0x0000FFFFu, v, offset);
+  if (threadIdx.x == 0) *d_out = v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* which = argc > 1 ? argv[1] : "";
+  unsigned* d_out = nullptr;
+  cudaMalloc(&d_out, 64 * sizeof(unsigned));
+  if (std::strcmp(which, "async_copy") == 0) {
+    cudaStream_t stream;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    unsigned host[64] = {};
+    divergent_barrier<<<1, 64, 0, stream>>>(d_out);
+    const cudaError_t copy = cudaMemcpyAsync(host, d_out, sizeof(host), cudaMemcpyDeviceToHost, stream);
+    const cudaError_t sync = cudaStreamSynchronize(stream);
+    std::printf("cudaMemcpyAsync: %s\n", cudaGetErrorName(copy));
+    std::printf("cudaStreamSynchronize: %s\n", cudaGetErrorName(sync));
+    std::printf("then cudaGetLastError: %s\n", cudaGetErrorName(cudaGetLastError()));
+    cudaStreamDestroy(stream);
+  } else if (std::strcmp(which, "shuffle_mask") == 0) {
+    half_warp_sum<<<1, 32>>>(d_out);
+    const cudaError_t sync = cudaDeviceSynchronize();
+    std::printf("cudaDeviceSynchronize: %s: %s\n", cudaGetErrorName(sync), cudaGetErrorString(sync));
+  } else {
+    std::printf("usage: launch_faults async_copy|shuffle_mask\n");
+    return 2;
+  }
+  cudaFree(d_out);
+  return 0;
+}
