@@ -20,7 +20,8 @@ include-other-lab,include-passwd,symlink-file,symlink-folder,symlink-passwd,incb
 host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-reference,\
 incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private,\
 static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine,\
-course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame,harness-append}
+course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame,harness-append,\
+line-asm,incbin-private,correct-constant}
 python3 "$root/grading/samples/make_samples.py" --lab "$lab" --kinds "$kinds" \
   --grading-out "$work/out" "$(tr ',' '\n' <<<"$kinds" | wc -l)" "$work/subs" || exit 1
 # What must not change: the course's files (during and after grading), every result once
@@ -88,7 +89,12 @@ expect = {  # kind -> what the status of its submission (sNN-KIND) must say
     "daemon-results": "uses what a submission may not: calls ",
     "daemon-blame": "uses what a submission may not: calls ",
     "harness-append": "uses what a submission may not: calls fopen (",
+    "line-asm": "hides where its lines are: a line directive (",
+    # Its build cannot open the private test (hidden_from_build): Clang's assembler stops there;
+    # one that takes the unreadable file as empty builds, and the code check refuses it.
+    "incbin-private": ("does not compile", "hides where its lines are: a line directive ("),
 }
+honest = {"correct", "correct-constant"}  # kinds that must score every point
 # Lines of the grader's files that a cheat must never get to see: the solution's answers (its
 # lines that the skeleton lacks) and the password file.
 solution = (root / "solutions" / folder / f"{folder}.cu").read_text().splitlines()
@@ -99,19 +105,26 @@ try:
     secret += [l for l in Path("/etc/passwd").read_text().splitlines() if len(l) > 12]
 except OSError:
     pass
+# The lab's private tests' code, for the kinds that go after it (a failing test's own report
+# may quote its lines).
+private_secret = []
+for private in sorted((root / "grading" / "private" / lab).glob("*.cpp")):
+    private_secret += [l.strip() for l in private.read_text().splitlines() if len(l.strip()) > 24
+               and not l.strip().startswith(("//", "TEST_CASE", "SECTION"))]
 fail = 0
 rows = {r["submission"]: r for r in csv.DictReader(open(out / "grades.csv"))}
-made = sorted(p.name for p in (out.parent / "subs").iterdir() if not p.name.endswith("-correct"))
+made = sorted(p.name for p in (out.parent / "subs").iterdir() if p.name.split("-", 1)[1] not in honest)
 for name in made:
     status = expect[name.split("-", 1)[1]]
     row = rows.get(name)
     text = (out / name / "results.json").read_text() if (out / name / "results.json").exists() else ""
-    leaked = [l for l in secret if l in text or json.dumps(l)[1:-1] in text]
+    leaked = [l for l in secret + (private_secret if "private" in name else [])
+              if l in text or json.dumps(l)[1:-1] in text]
     problems = []
     if not row:
         problems.append("not in grades.csv")
     else:
-        if status not in row["status"]:
+        if not any(s in row["status"] for s in ((status,) if isinstance(status, str) else status)):
             problems.append(f"status '{row['status']}' does not say '{status}'")
         if float(row["score"]) != 0:
             problems.append(f"scores {row['score']} (must be 0)")
@@ -122,13 +135,15 @@ for name in made:
         print(f"FAIL: {name}: " + "; ".join(problems))
     else:
         print(f"ok: {name}: 0 points, '{status}'")
-good = next((r for n, r in rows.items() if n.endswith("-correct")), None)
-# Every point, and the private tests' extra credit on top.
-if good and good["status"].startswith("ok") and float(good["score"]) >= float(good["max_score"]) > 0:
-    print(f"ok: s01-correct scores {good['score']} of {good['max_score']} ({good['status']})")
-else:
-    fail = 1
-    print(f"FAIL: the honest submission s01-correct: {good}")
+goods = [p.name for p in (out.parent / "subs").iterdir() if p.name.split("-", 1)[1] in honest]
+for name in sorted(goods):
+    good = rows.get(name)
+    # Every point, and the private tests' extra credit on top.
+    if good and good["status"].startswith("ok") and float(good["score"]) >= float(good["max_score"]) > 0:
+        print(f"ok: {name} scores {good['score']} of {good['max_score']} ({good['status']})")
+    else:
+        fail = 1
+        print(f"FAIL: the honest submission {name}: {good}")
 sys.exit(fail)
 PY
 [ $? -eq 0 ] && [ -z "${changed:-}" ]
