@@ -19,7 +19,7 @@ from pathlib import Path
 from . import codecheck, engines, ncu, results, sandbox, slots, tests
 from .common import (BUILD_LOG_LIMIT, GRADING, OUTPUT_LIMIT, ROOT, env_int, lab_folder,
                      private_folder, say, truncate, usable_cores, within, write_private)
-from .reads import ReadPolicy, compile_read_problem, student_messages
+from .reads import ReadPolicy, compile_read_problem, hidden_from_build, student_messages
 from .submissions import STUDENTS, folder_name, student_dir, take_source
 
 
@@ -265,9 +265,13 @@ class Grading:
         disk = env_int("GRADE_BUILD_DISK_MB", 512) << 20
         cores = max(1, len(os.sched_getaffinity(0)) // max(1, self.build_slots))
 
-        def sandboxed(args, cwd, limit=timeout, memory=None):
+        # What compiles the submission sees only what its library's build needs (reads.py,
+        # hidden_from_build): nothing of grading/ (its private tests) or the other labs.
+        hide = hidden_from_build(tree, self.folder, build)
+
+        def sandboxed(args, cwd, limit=timeout, memory=None, hide=hide):
             return self.sandbox.run(args, ro=[tree, *self.build_tools], rw=[tree / "build"], cwd=cwd,
-                                    env=build_env(), timeout=limit, etc="all", uid=uid,
+                                    env=build_env(), timeout=limit, etc="all", uid=uid, hide=hide,
                                     limits=sandbox.Limits(cpu_s=limit * 2, address_space=memory,
                                                           run_cpu_s=cpu, disk=disk, cores=cores))
 
@@ -285,7 +289,10 @@ class Grading:
         # The student's own library first (the grader target's name without "_grader"), so that
         # its objects are checked before anything runs them; then the graders.
         for targets in ([t[:-len("_grader")] for t in graders], graders):
-            r = sandboxed(["cmake", "--build", str(build), "-j", "1", "--target", *targets], build)
+            # The graders (the course's tests, private ones included, linked with the library
+            # already built and checked) see the whole slot.
+            r = sandboxed(["cmake", "--build", str(build), "-j", "1", "--target", *targets], build,
+                          hide=() if targets is graders else hide)
             log += r.output.decode("utf-8", errors="replace")
             if r.limit or r.timed_out:
                 # Stopped at a limit: a status of its own, not a compiler's error.

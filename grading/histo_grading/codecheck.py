@@ -20,9 +20,12 @@ The rules:
   passes, as `nvcc -dryrun` lists them), holds no `asm` (nor `__asm__`) on the submission's own
   lines (system headers' own are theirs), and no attribute that places code where the loader
   runs it or in sections of its choosing (constructor, destructor, section, alias, ifunc,
-  weakref, naked, target_clones, init_priority). A macro it defines names nothing in a header it
-  includes after the definition (`#define private public`): the headers' inline code in its
-  object is the headers' own.
+  weakref, naked, target_clones, init_priority), but the simulator's own for a __device__ or
+  __constant__ variable. A macro it defines names nothing in a header it includes after the
+  definition (`#define private public`): the headers' inline code in its object is the headers'
+  own. Which lines are the submission's is told by the preprocessor's line markers, so its
+  physical text holds no line directive and no # that could print as one (hidden_lines).
+- Its code lies only in .text (and .init/.fini, below).
 - Every symbol the object references and does not define is allowed by what it is: the CUDA
   runtime calls a launcher needs, the simulator's runtime that kernels and launches use, the
   histo:: launch helpers (lists of the course's own names); the C++ standard library and its
@@ -674,8 +677,14 @@ class Located:
 def _code_only(lines):
     """The source's lines with comments and string literals blanked (line numbers kept)."""
     text = "\n".join(lines)
-    token = re.compile(r"//[^\n]*|/\*.*?\*/|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"", re.S)
-    text = token.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    token = re.compile(r'(?:u8|u|U|L)?R"([^()\\\s]{0,16})\(.*?\)\1"|[A-Za-z_$][\w$]*|'
+                       r"\.?\d(?:[eEpP][+-]|'\w|[\w.])*|"
+                       r"//[^\n]*|/\*.*?\*/|'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"", re.S)
+    # Words and numbers are kept (they are matched only so that a digit separator or a raw
+    # string's prefix is read as the compiler reads it).
+    keep = re.compile(r"[A-Za-z_$.\d]")
+    text = token.sub(lambda m: m.group(0) if keep.match(m.group(0)[:1]) and not m.group(0).endswith('"')
+                     else re.sub(r"[^\n]", " ", m.group(0)), text)
     return text.split("\n")
 
 
@@ -842,8 +851,26 @@ def check_object(path, lab, submission, source_name, text, compiler="c++", cours
     obj.nvcc = nvcc
     rules = Rules(lab, compiler)
     loc = Located(obj, submission, source_name, text)
-    return (check_startup(obj, loc) or check_definitions(obj, rules, loc, set(course_defined))
+    return (check_startup(obj, loc) or check_code_sections(obj, loc)
+            or check_definitions(obj, rules, loc, set(course_defined))
             or check_references(obj, rules, loc))
+
+
+# Where compilers put code: .text and its named parts (-ffunction-sections, comdat groups,
+# .text.startup), .init/.fini (check_startup).
+_CODE_SECTION = re.compile(r"^\.(text|init|fini)(\..*)?$")
+
+
+def check_code_sections(obj, loc):
+    """Code only in the sections compilers put it in: a function placed elsewhere (the
+    simulator's device memory, which kernels may write) is refused however the source
+    spelled it."""
+    for section, flags in obj.sections.values():
+        if "X" in flags and not _CODE_SECTION.match(section):
+            inside = obj.functions_in(section)
+            where = loc.symbol_line(inside[0]) if inside else loc.at(loc.from_text("section"))
+            return f"places its code where it may not: the section attribute ({where})"
+    return ""
 
 
 # ---- The source, preprocessed ------------------------------------------------------------------
@@ -853,13 +880,27 @@ _ATTRIBUTES = ("constructor", "destructor", "section", "alias", "ifunc", "weakre
 _ATTRIBUTE_WORDS = re.compile(r"\b(?:__)?(" + "|".join(_ATTRIBUTES) + r")(?:__)?\b")
 
 
+_RAW_STRING = re.compile(r'(?:u8|u|U|L)?R"([^()\\\s]{0,16})\(')
+_LINE_TOKENS = re.compile(r'(?:u8|u|U|L)?R"([^()\\\s]{0,16})\(|"(?:\\.|[^"\\])*"|'
+                          r"'(?:\\.|[^'\\])*'|[A-Za-z_$][\w$]*|\.?\d(?:[eEpP][+-]|'\w|[\w.])*")
+
+
 def file_lines(preprocessed, submission):
     """(ours, line number, text, entered) for each line of preprocessed output: `ours` when the
     submission's own lines made it; for a line marker (`# 12 "file" 1`), text is the file's name
-    and `entered` whether the file is entered there."""
+    and `entered` whether the file is entered there. A line inside a raw string literal is the
+    literal's, never a marker (the submission cannot write a line directive, nor a # outside
+    one: hidden_lines)."""
     submission = Path(submission).resolve()
-    ours, line, cache = False, 0, {}
+    ours, line, cache, raw_end = False, 0, {}, None
     for raw in preprocessed.split("\n"):
+        if raw_end is not None:  # inside a raw string literal that spans lines
+            end = raw.find(raw_end)
+            if end >= 0:
+                raw_end = _raw_string_after(raw, end + len(raw_end))
+            yield ours, line, raw, None
+            line += 1
+            continue
         m = re.match(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"(.*)$', raw)
         if m:
             line = int(m.group(1))
@@ -872,8 +913,100 @@ def file_lines(preprocessed, submission):
             ours = cache[name]
             yield ours, line, name, " 1" in f" {m.group(3)} "
             continue
+        if not raw.lstrip().startswith("#"):
+            raw_end = _raw_string_after(raw, 0)
         yield ours, line, raw, None
         line += 1
+
+
+def _raw_string_after(text, start):
+    """The closing `)delim"` of a raw string literal that opens in text[start:] and does not
+    close on this line; None when every literal there closes."""
+    i = start
+    while True:
+        m = _LINE_TOKENS.search(text, i)
+        if not m:
+            return None
+        if m.group(0).endswith("(") and _RAW_STRING.match(m.group(0)):
+            close = ")" + m.group(1) + '"'
+            end = text.find(close, m.end())
+            if end < 0:
+                return close
+            i = end + len(close)
+        else:
+            i = m.end()
+
+
+_TRIGRAPHS = {"=": "#", "/": "\\", "'": "^", "(": "[", ")": "]", "!": "|", "<": "{", ">": "}", "-": "~"}
+# The preprocessing tokens that matter here, in the order the preprocessor tries them.
+_PP_TOKENS = re.compile(
+    r'(?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\\s]{0,16})\(.*?\)(?P=delim)")'
+    r"|(?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))"
+    r'|(?P<literal>"(?:\\.|[^"\\\n])*"?|' r"'(?:\\.|[^'\\\n])*'?)"
+    r"|(?P<word>[A-Za-z_$][\w$]*|\.?\d(?:[eEpP][+-]|'\w|[\w.])*)"
+    r"|(?P<hash>%:%:|##|%:|#)|(?P<newline>\n)|(?P<space>[ \t\f\v]+)|(?P<other>.)", re.S)
+
+
+def _phases(text, trigraphs):
+    """The source as the preprocessor reads it before it makes tokens (translation phases 1 and
+    2: newlines, trigraphs where `trigraphs`, backslash-newline splices, a space before the
+    newline included as GCC and Clang take it), and the physical line of each character."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if trigraphs:
+        text = re.sub(r"\?\?([=/'()!<>\-])", lambda m: _TRIGRAPHS[m.group(1)], text)
+    out, lines, line, i = [], [], 1, 0
+    for m in re.finditer(r"\\[ \t\f\v]*\n", text):
+        chunk = text[i:m.start()]
+        for ch in chunk:
+            out.append(ch)
+            lines.append(line)
+            line += ch == "\n"
+        line += 1
+        i = m.end()
+    for ch in text[i:]:
+        out.append(ch)
+        lines.append(line)
+        line += ch == "\n"
+    return "".join(out), lines
+
+
+def hidden_lines(text, source_name):
+    """"" or the status of a submission that could make its lines look like another file's
+    to the check of its preprocessed text: a line directive (#line N "file", or the GNU form
+    # N "file"), or a # (%:) token outside a directive or in an object-like macro's body, which
+    could print as such a line marker in the preprocessor's output. Read from the physical
+    text as the preprocessor reads it (splices, comments between tokens, digraphs; trigraphs
+    both taken and not, since the language standard decides whether they are)."""
+    for trigraphs in (False, True):
+        logical, lines = _phases(text, trigraphs)
+        tokens = [(m.lastgroup, m.group(0), m.start()) for m in _PP_TOKENS.finditer(logical)
+                  if m.lastgroup not in ("space", "comment", "delim")]
+        at_start, directive, position = True, None, 0
+        for n, (kind, token, start) in enumerate(tokens):
+            where = f"{source_name}:{lines[start] if start < len(lines) else lines[-1] if lines else 1}"
+            if kind == "newline":
+                at_start, directive, position = True, None, 0
+                continue
+            position += 1
+            if kind == "hash" and token in ("#", "%:"):
+                if at_start:
+                    following = tokens[n + 1] if n + 1 < len(tokens) else ("newline", "", 0)
+                    if following[1] == "line" or (following[0] == "word" and following[1][:1].isdigit()):
+                        return f"hides where its lines are: a line directive ({where})"
+                    directive = following[1] if following[0] == "word" else "null"
+                    if directive == "define":
+                        name = tokens[n + 2] if n + 2 < len(tokens) else ("newline", "", 0)
+                        after = tokens[n + 3] if n + 3 < len(tokens) else ("newline", "", 0)
+                        # Function-like only when ( follows the name with no space between.
+                        function_like = (after[1] == "(" and name[0] == "word"
+                                         and after[2] == name[2] + len(name[1]))
+                        directive = "define()" if function_like else "define"
+                elif directive is None:
+                    return f"hides where its lines are: a {token} outside a directive ({where})"
+                elif directive == "define":
+                    return f"hides where its lines are: a {token} in a macro's body ({where})"
+            at_start = False
+    return ""
 
 
 def submission_lines(preprocessed, submission):
@@ -882,20 +1015,32 @@ def submission_lines(preprocessed, submission):
             if ours and marker is None]
 
 
-def check_source_text(lines, source_name):
+def check_source_text(lines, source_name, own_text="", simulator=()):
     """The submission's preprocessed lines: no inline assembly, no attribute that places code
-    where the loader runs it."""
+    where the loader runs it. `simulator`: what the simulator's own variable macros expand to
+    (simulator_attributes); one of them is the simulator's, not the submission's, on a line of
+    the submission's own text (`own_text`) that spells __device__, __constant__ or such a macro
+    once for each (the build's wrapper writes the macro for those words)."""
     code = _code_only([t for _, t in lines])
     numbers = [n for n, _ in lines]
     for (n, _), text in zip(lines, code):
         if re.search(r"\b(asm|__asm__|__asm)\b", text):
             return f"holds inline assembly ({source_name}:{n})"
-    joined = "\n".join(code)
+    joined, raw = "\n".join(code), "\n".join(t for _, t in lines)
+    own = _code_only(own_text.splitlines())
+    budget = {}
     for m in re.finditer(r"__attribute__\s*\(\((.*?)\)\)|\[\[(.*?)\]\]|__declspec\s*\((.*?)\)", joined, re.S):
         body = next(g for g in m.groups() if g is not None)
         found = _ATTRIBUTE_WORDS.search(body)
         if found:
             n = numbers[joined.count("\n", 0, m.start())] if numbers else 0
+            spelled = re.sub(r"\s+", "", raw[m.start():m.start() + 400])
+            if any(spelled.startswith(a) for a in simulator):
+                if n not in budget:
+                    budget[n] = len(_SIMULATOR_WORDS.findall(own[n - 1])) if 0 < n <= len(own) else 0
+                if budget[n] > 0:
+                    budget[n] -= 1
+                    continue
             what = found.group(1)
             runs = {"constructor": "a constructor", "init_priority": "a constructor",
                     "destructor": "a destructor", "ifunc": "an ifunc resolver",
@@ -904,6 +1049,23 @@ def check_source_text(lines, source_name):
                 return f"runs code outside the tests: {runs[what]} ({source_name}:{n})"
             return f"places its code where it may not: the {what} attribute ({source_name}:{n})"
     return ""
+
+
+# The simulator's cuda_runtime.h places __device__ and __constant__ variables in its device
+# memory's sections with these macros (sim/tools/wrap.cpp writes them for those words).
+_SIMULATOR_MACRO = re.compile(r"^#define\s+(HISTO_SIM_\w*_VARIABLE\w*)\s+(\S.*)$")
+_SIMULATOR_WORDS = re.compile(r"\b(__device__|__constant__|HISTO_SIM_\w*_VARIABLE\w*)\b")
+
+
+def simulator_attributes(preprocessed, submission):
+    """What the simulator's variable macros, as a header (not the submission) defines them,
+    expand to, whitespace left out."""
+    found = set()
+    for ours, _, text, entered in file_lines(preprocessed, submission):
+        m = _SIMULATOR_MACRO.match(text) if entered is None and not ours else None
+        if m:
+            found.add(re.sub(r"\s+", "", m.group(2)))
+    return tuple(sorted(found))
 
 
 def preprocess(args, directory, work):
@@ -1028,10 +1190,14 @@ def check_build(build, submission, source):
         if out is not None:
             objects.append((directory, args, out))
     student_objects = {o for _, _, o in objects}
+    problem = hidden_lines(text, source.name)
+    if problem:
+        return problem
     with tempfile.TemporaryDirectory(prefix="codecheck-") as work:
         for directory, args, _ in objects:
             for pre in preprocess(args, directory, work):
-                problem = check_source_text(submission_lines(pre, submission), source.name)
+                problem = check_source_text(submission_lines(pre, submission), source.name,
+                                            text, simulator_attributes(pre, submission))
                 # Only a #define in the submission's own text can change a header.
                 if not problem and re.search(r"^\s*#\s*define\b", text, re.M):
                     problem = check_macros(pre, submission, source.name)

@@ -104,6 +104,40 @@ class ReadPolicy:
         return os.path.normpath(p)
 
 
+# What the build of the submission's own library reads in its slot besides the system's
+# folders: its lab's folder, the course's common code and simulator, the CMake modules, the build
+# folder. Everything else of the slot (grading/, its private tests, the other labs) is hidden
+# from it (sandbox.Sandbox.run's `hide`), and only the graders' build, after the code check, sees
+# it.
+BUILD_READS = ("common", "sim", "cmake", "build")
+
+
+def hidden_from_build(tree, folder, build):
+    """The files of the slot `tree` that the build of lab folder `folder`'s library may not
+    read. The files the build checks to decide whether to configure again (build.ninja's
+    inputs, CMake's own files) stay visible, so that it does not."""
+    tree = Path(tree)
+    kept = set()
+    try:
+        manifest = (Path(build) / "build.ninja").read_text(errors="replace").replace("$\n", " ")
+        for line in manifest.splitlines():
+            if line.startswith("build build.ninja:") and "RERUN_CMAKE" in line:
+                kept |= {Path(p.replace("$ ", " ")) for p in re.findall(r"(?:\$ |[^\s|])+", line)}
+    except OSError:
+        pass
+    hidden = []
+    for top in sorted(tree.iterdir()):
+        if top.name in BUILD_READS or top.name == folder or not top.is_dir() or top.is_symlink():
+            continue
+        for dirpath, _, filenames in os.walk(top):
+            for name in filenames:
+                p = Path(dirpath) / name
+                if p in kept or name == "CMakeLists.txt" or name.endswith(".cmake") or p.is_symlink():
+                    continue
+                hidden.append(p)
+    return hidden
+
+
 def string_literals(text):
     """The contents of the C string literals in `text`, escapes decoded and adjacent literals
     joined (as the compiler joins "a" "b"); comments and character literals are skipped."""
@@ -229,7 +263,8 @@ def limit_preprocessor():
 # found", "...: fatal error: X: No such file or directory"), nvcc's front end ("file(line):
 # catastrophic error: cannot open source file "X"").
 _NOT_FOUND = re.compile(r"^(?P<file>\S[^:(]*?)(?::\d+:\d+:|\(\d+\):) (?:fatal|catastrophic) error: "
-                        r"(?:'(?P<a>[^']+)' file not found|(?P<b>[^:]+): No such file or directory|"
+                        r"(?:'(?P<a>[^']+)' file not found|cannot open file '(?P<d>[^']+)': Permission denied|"
+                        r"(?P<b>[^:]+): (?:No such file or directory|Permission denied)|"
                         r'cannot open source file "(?P<c>[^"]+)")', re.M)
 _HAS_INCLUDE = re.compile(r'__has_include(?:_next)?\s*\(\s*(?:"([^"\n]+)"|<([^>\n]+)>)')
 
@@ -237,8 +272,8 @@ _HAS_INCLUDE = re.compile(r'__has_include(?:_next)?\s*\(\s*(?:"([^"\n]+)"|<([^>\
 def hidden_target(policy, name, includer):
     """The file an #include or __has_include of `name` (from the file `includer`) would reach
     outside the sandbox's view, when that file exists and the build may not read it; else None.
-    The sandbox hides such files, so the build meets a missing file: it is still a read of what
-    the submission may not read, and is refused as one."""
+    The sandbox hides such files, so the build meets a missing or unreadable file: it is still a
+    read of what the submission may not read, and is refused as one."""
     candidates = [Path(name)] if name.startswith("/") else [Path(includer).parent / name]
     for c in candidates:
         try:
@@ -336,7 +371,7 @@ def compile_read_problem(policy, build, work, run=None):
         if returncode != 0:
             why = "".join(messages) or f"the preprocessor stopped (exit {returncode})\n"
             for m in _NOT_FOUND.finditer(why):
-                target = hidden_target(policy, m.group("a") or m.group("b") or m.group("c"),
+                target = hidden_target(policy, m.group("a") or m.group("b") or m.group("c") or m.group("d"),
                                        directory / m.group("file"))
                 if target:
                     return f"includes a file it may not: {policy.name(target)}", None

@@ -24,6 +24,7 @@ and the verdict's report (Catch2's XML) read through a second pipe, fd 3, that o
 own reporter writes to. The parent writes every result; nothing of the sandbox is trusted but
 those two streams, read by the parent while the run lasts.
 """
+import contextlib
 import os
 import pwd
 import queue
@@ -31,6 +32,7 @@ import resource
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -128,16 +130,24 @@ class Sandbox:
                 for name in [dirpath] + [os.path.join(dirpath, n) for n in dirnames + filenames]:
                     os.lchown(name, uid, uid)
 
-    def run(self, argv, *, ro=(), rw=(), cwd, env, timeout, limits, etc="tests", uid=None):
+    def run(self, argv, *, ro=(), rw=(), cwd, env, timeout, limits, etc="tests", uid=None,
+            hide=()):
         """Runs argv in the sandbox. ro / rw: host folders or files that appear at the same path,
-        read-only / writable; cwd: the working folder (one of them); env: the whole environment.
+        read-only / writable; cwd: the working folder (one of them); env: the whole environment;
+        hide: files under ro that the run may not read, their names kept (what CMake globs):
+        bwrap puts a device there that its mount cannot open, user makes each unreadable to the
+        run's uid for the run, none cannot hide anything.
         Returns a Result; the run and everything it started are gone when this returns."""
+        with hidden(self.mode, hide):
+            return self._run(argv, ro, rw, cwd, env, timeout, limits, etc, uid, hide)
+
+    def _run(self, argv, ro, rw, cwd, env, timeout, limits, etc, uid, hide):
         read_fd, write_fd = pipe_above(10)
         # Catch2 opens the report by its path (/dev/fd/3), which opens the pipe anew: the run's
         # unprivileged user must be allowed to (only the fds handed out reach this pipe).
         os.fchmod(write_fd, 0o666)
         try:
-            cmd, bind_fds = self.command(argv, ro, rw, cwd, env, etc, uid, limits)
+            cmd, bind_fds = self.command(argv, ro, rw, cwd, env, etc, uid, limits, hide)
         except OSError as e:
             os.close(read_fd), os.close(write_fd)
             return Result(problem=f"the sandbox could not be set up: {e}")
@@ -231,7 +241,7 @@ class Sandbox:
             if self.mode == "user":
                 remove_user_files(uid)
 
-    def command(self, argv, ro, rw, cwd, env, etc, uid, limits):
+    def command(self, argv, ro, rw, cwd, env, etc, uid, limits, hide=()):
         """The command line that runs argv in this mode, and the folders' fds it must inherit."""
         drop = []
         if uid is not None:
@@ -271,6 +281,8 @@ class Sandbox:
                     cmd += [flag + "-fd", str(fd), str(p)]
                 else:
                     cmd += [flag, str(p), str(p)]
+        for p in hide:
+            cmd += ["--ro-bind", "/dev/null", str(p)]
         for k, v in env.items():
             cmd += ["--setenv", k, v]
         cmd += ["--chdir", str(cwd), "--", *map(str, argv)]
@@ -388,6 +400,24 @@ def pick_cores(count):
     first = _next_core[0]
     _next_core[0] = (first + count) % len(mine)
     return {mine[(first + i) % len(mine)] for i in range(count)}
+
+
+@contextlib.contextmanager
+def hidden(mode, files):
+    """In the user mode, `files` unreadable to other users (the runs' uids) while the block runs;
+    their modes restored after it. The grader (root) owns the slot's files."""
+    changed = []
+    try:
+        if mode == "user":
+            for f in files:
+                st = os.lstat(f)
+                if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077:
+                    os.chmod(f, stat.S_IMODE(st.st_mode) & 0o700)
+                    changed.append((f, stat.S_IMODE(st.st_mode)))
+        yield
+    finally:
+        for f, mode_bits in changed:
+            os.chmod(f, mode_bits)
 
 
 def fd_above(fd, low):

@@ -81,6 +81,15 @@ plus the trick:
   macro-private      `#define private public` before the solution's #includes, which changes the
                      code of every header it includes
   section-init       a function pointer placed in .init_array with __attribute__((section))
+  line-asm           inline assembly after `#line 1 "/usr/include/stdio.h"`, which would make
+                     the check take its lines for a system header's
+  incbin-private     the skeleton plus an assembler loop that spells .incbin (no string of the
+                     source says it) with the path of one of the lab's private tests from the
+                     build folder, behind the GNU line marker spelled `%: /* */ 1 "..." 3`; its
+                     build cannot open that file in any case (reads.py, hidden_from_build)
+Honest, beside correct (each must score every point):
+  correct-constant   the solution counting with a __constant__ variable (the simulator places
+                     it with a section attribute of its own)
 Cheats on what outlives or reaches beyond its run (histo_grading/sandbox.py holds them even where
 the code check would not):
   daemon-results     a setsid daemon that, after the grading, rewrites its own results.json and
@@ -326,6 +335,19 @@ static void early() { volatile int ran = 1; (void)ran; }
 __attribute__((section(".init_array"), used)) static void (*run_early)() = early;
 """,
 }
+LINE_ASM = """
+#line 1 "/usr/include/stdio.h"
+namespace lab01_hidden {
+inline void barrier() { asm volatile("" ::: "memory"); }
+}  // namespace lab01_hidden
+"""
+INCBIN_PRIVATE = """
+%: /* a system header's line, for the check */ 1 "/usr/include/stdio.h" 3
+namespace {lab} {{
+// The assembler's loop joins inc and bin: no string here spells the directive.
+asm(".pushsection .rodata\\n.irp part,inc\\n.\\\\part\\\\()bin \\"{path}\\"\\n.endr\\n.popsection\\n");
+}}  // namespace {lab}
+"""
 # Host code added to the host function that makes the first launch (which every kernel test reaches).
 IN_LAUNCHER = {
     "getenv": '  {{ volatile const char* seen = std::getenv("HISTO_GRADER_MAX_N"); (void)seen; }}\n',
@@ -415,6 +437,12 @@ def cheat(kind, lab, folder, skeleton, solution, grading_out):
         return name, solution + AT_BUILD[kind].replace("{lab}", lab_ns), None
     if kind == "incbin-macro":
         return name, skeleton + INCBIN_MACRO.format(path=answer), None
+    if kind == "line-asm":
+        return name, solution + LINE_ASM, None
+    if kind == "incbin-private":
+        private = sorted((ROOT / "grading" / "private" / lab).glob("*.cpp"))[0]
+        return name, skeleton + INCBIN_PRIVATE.format(path=f"../../grading/private/{lab}/{private.name}",
+                                                       lab=lab), None
     if kind in AT_END:
         text = solution
         if kind == "ctor-setenv-hazards":
@@ -562,6 +590,11 @@ def insert_after_first_answer(text, lab, code):
 def make(kind, lab, skeleton, solution):
     if kind == "correct":
         return solution
+    if kind == "correct-constant":
+        # Counts by a __constant__ variable's value instead of a literal 1.
+        opened = f"namespace {lab} {{\n"
+        text = solution.replace(opened, opened + "\n__constant__ uint32_t kCountBy = 1u;  // one per byte\n", 1)
+        return re.sub(r"(atomicAdd\(&[^;]*?, )1u\)", r"\1kCountBy)", text, count=1)
     if kind == "wrong":
         return skeleton
     if kind == "wrong-edge":

@@ -26,7 +26,8 @@ host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-referen
 incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private,\
 static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine,\
 course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame,harness-append,\
-lookup-table,print-inputs,build-bomb,disk-fill,name-slots,name-grades-csv,duplicate,duplicate-case}
+lookup-table,print-inputs,build-bomb,disk-fill,name-slots,name-grades-csv,duplicate,duplicate-case,\
+line-asm,incbin-private,correct-constant}
 python3 "$root/grading/samples/make_samples.py" --lab "$lab" --kinds "$kinds" \
   --grading-out "$work/out" "$(tr ',' '\n' <<<"$kinds" | wc -l)" "$work/subs" || exit 1
 # What must not change: the course's files (during and after grading), every result once
@@ -106,7 +107,12 @@ expect = {  # kind -> what the status of its submission (sNN-KIND) must say
     "disk-fill": "the build used more than ",
     "duplicate": "several submissions for one student: ",
     "duplicate-case": "several submissions for one student: ",
+    "line-asm": "hides where its lines are: a line directive (",
+    # Its build cannot open the private test (hidden_from_build): Clang's assembler stops there;
+    # one that takes the unreadable file as empty builds, and the code check refuses it.
+    "incbin-private": ("does not compile", "hides where its lines are: a line directive ("),
 }
+honest_kinds = {"correct", "correct-constant"}  # kinds that must score every point
 # The run's secret seed (the grader's own timing.json) is in no results.json.
 seed = str(json.loads((out / "timing.json").read_text())["seed"])
 # Lines of the grader's files that a cheat must never get to see: the solution's answers (its
@@ -119,6 +125,12 @@ try:
     secret += [l for l in Path("/etc/passwd").read_text().splitlines() if len(l) > 12]
 except OSError:
     pass
+# The lab's private tests' code, for the kinds that go after it (a failing test's own report
+# may quote its lines).
+private_secret = []
+for private in sorted((root / "grading" / "private" / lab).glob("*.cpp")):
+    private_secret += [l.strip() for l in private.read_text().splitlines() if len(l.strip()) > 24
+               and not l.strip().startswith(("//", "TEST_CASE", "SECTION"))]
 fail = 0
 # The grader's files are its own: OUT holds nothing a student's name made, and grades.csv is the
 # grades file, with every student in it.
@@ -131,23 +143,25 @@ if strays or not (out / "grades.csv").is_file():
 else:
     print(f"ok: the grading output holds only the grader's files and {STUDENTS}/")
 rows = {r["submission"]: r for r in csv.DictReader(open(out / "grades.csv"))}
-named = {name: kind for kind, name in NAMED.items()}
-made = sorted(folder_name(n) for n, _ in submissions_of(out.parent / "subs") if not n.endswith("-correct"))
-honest = [n for n in made if n in named]
+named = {name: kind for kind, name in NAMED.items()}  # honest students named as grader files
+subs = sorted(folder_name(n) for n, _ in submissions_of(out.parent / "subs"))
+honest = [n for n in subs if n in named or n.split("-", 1)[1].lower() in honest_kinds]
+made = [n for n in subs if n not in honest]
 for name in made:
-    if name in named:
-        continue
     status = expect[name.split("-", 1)[1].lower()]
     row = rows.get(name)
     results = out / STUDENTS / name / "results.json"
     text = results.read_text() if results.exists() else ""
-    leaked = [l for l in secret if l in text or json.dumps(l)[1:-1] in text]
+    leaked = [l for l in secret + (private_secret if "private" in name else [])
+              if l in text or json.dumps(l)[1:-1] in text]
     problems = []
     if not row:
         problems.append("not in grades.csv")
     else:
-        if status not in row["status"]:
+        said = [s for s in ((status,) if isinstance(status, str) else status) if s in row["status"]]
+        if not said:
             problems.append(f"status '{row['status']}' does not say '{status}'")
+        status = said[0] if said else status
         if float(row["score"]) != 0:
             problems.append(f"scores {row['score']} (must be 0)")
     if leaked:
@@ -162,9 +176,9 @@ for name in made:
         print(f"FAIL: {name}: " + "; ".join(problems))
     else:
         print(f"ok: {name}: 0 points, '{status}'")
-# Every point, and the private tests' extra credit on top: the honest submission, and the honest
-# students named as the grader's files.
-for name in [next((n for n in rows if n.endswith("-correct")), "s01-correct")] + honest:
+# Every point, and the private tests' extra credit on top: the honest submissions, and the
+# honest students named as the grader's files.
+for name in honest:
     good = rows.get(name)
     if good and good["status"].startswith("ok") and float(good["score"]) >= float(good["max_score"]) > 0:
         print(f"ok: {name} scores {good['score']} of {good['max_score']} ({good['status']})")

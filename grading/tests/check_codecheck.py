@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "grading"))
 from histo_grading import codecheck  # noqa: E402
 from histo_grading.submissions import Source  # noqa: E402
 
-HONEST_KINDS = ["correct", "wrong", "wrong-edge", "hang", "crash", "chatty"]
+HONEST_KINDS = ["correct", "correct-constant", "wrong", "wrong-edge", "hang", "crash", "chatty"]
 # kind -> what its status must say (the start of it).
 EXPECT = {
     "escape": "uses what a submission may not: calls fopen (",
@@ -50,6 +50,8 @@ EXPECT = {
     "macro-private": "changes the code of a header it includes: the macro private (",
     "section-init": "places its code where it may not: the section attribute (",
     "kernel-calls-reference": "calls the course's host code: histo::reference_histogram (",
+    "line-asm": "hides where its lines are: a line directive (",
+    "incbin-private": "hides where its lines are: a line directive (",
 }
 
 

@@ -260,6 +260,57 @@ class WhatCodeMayUse(unittest.TestCase):
                 ('const char* s = "asm(constructor)"; // asm', "")]:
             self.assertEqual(codecheck.check_source_text([(3, text)], "x.cu"), status, text)
 
+    def test_no_line_directive_nor_stray_hash_in_the_submission(self):
+        directive = "hides where its lines are: a line directive (x.cu:{})"
+        for text, line in [('#line 1 "/usr/include/stdio.h"\nasm("");', 1), ('  #  line 7', 1),
+                           ('int a;\n# 1 "/usr/include/stdio.h" 1 3', 2), ('#1"x"', 1),
+                           ('%: /* */ 4 "a"', 1), ('#/* c\n */line 4', 1), ("#\\\nline 4", 1),
+                           ("#\\  \nline 4", 1), ("#li\\\nne 4", 1), ("??=line 4", 1),
+                           ("int x = 0x1'2; char c = '/*';\n#line 5", 2),
+                           ('const char* r = R"a("/*)a";\n#line 5', 2)]:
+            self.assertEqual(codecheck.hidden_lines(text, "x.cu"), directive.format(line), text)
+        # A # token that could print as a line marker in the preprocessor's output.
+        for text, status in [('#define P #\nP 1 "x"', "a # in a macro's body (x.cu:1)"),
+                             ('#define F(x) x\nF(%:) 1 "x"', "a %: outside a directive (x.cu:2)"),
+                             ("x \\\n#line 3", "a # outside a directive (x.cu:2)")]:
+            self.assertEqual(codecheck.hidden_lines(text, "x.cu"), "hides where its lines are: " + status)
+        honest = ('#define S(x) #x\n#define C(a, b) a##b\n#include <cstdio>\n#pragma once\n'
+                  "int x = 1'000;\nconst char* s = \"#line 1\";  // #line 2\n/* #1 step\n#line x */\n"
+                  'const char* r = R"a(\n#line 3 "x"\n)a";\n#if 0\n#endif\n#define X a ## b\n')
+        self.assertEqual(codecheck.hidden_lines(honest, "x.cu"), "")
+
+    def test_a_raw_string_holds_no_line_marker(self):
+        pre = ('# 1 "/labs/lab01_naive.cu"\nconst char* s = R"x(\n# 1 "/usr/include/stdio.h" 3\n'
+               ')x"; asm("");\n')
+        lines = codecheck.submission_lines(pre, "/labs/lab01_naive.cu")
+        self.assertEqual([n for n, _ in lines], [1, 2, 3, 4])
+        self.assertEqual(codecheck.check_source_text(lines, "x.cu"), "holds inline assembly (x.cu:3)")
+
+    def test_the_simulators_variable_attribute_is_its_own(self):
+        pre = ('# 1 "/sim/include/cuda_runtime.h" 1\n'
+               '#define HISTO_SIM_CONSTANT_VARIABLE __attribute__((section("histo_constant"), used))\n'
+               '# 1 "/labs/lab01_naive.cu" 2\n'
+               'namespace lab01 {\n__attribute__((section("histo_constant"), used)) int k = 1;\n}\n')
+        sub = "/labs/lab01_naive.cu"
+        simulator = codecheck.simulator_attributes(pre, sub)
+        self.assertEqual(simulator, ('__attribute__((section("histo_constant"),used))',))
+        lines = codecheck.submission_lines(pre, sub)
+        # The wrapper wrote the macro for __constant__: the simulator's.
+        self.assertEqual(codecheck.check_source_text(
+            lines, "x.cu", "namespace lab01 {\n__constant__ int k = 1;\n}\n", simulator), "")
+        # The same attribute written by hand, or a second one on a line with one __constant__.
+        refused = "places its code where it may not: the section attribute (x.cu:2)"
+        self.assertEqual(codecheck.check_source_text(
+            lines, "x.cu", 'namespace lab01 {\n__attribute__((section("histo_constant"), used)) int k = 1;\n}\n',
+            simulator), refused)
+        twice = [(2, '__attribute__((section("histo_constant"), used)) int k = 1; '
+                     '__attribute__((section("histo_constant"), used)) int j = 1;')]
+        self.assertEqual(codecheck.check_source_text(
+            twice, "x.cu", "\n__constant__ int k = 1; HIDE int j = 1;\n", simulator), refused)
+        other = [(2, '__attribute__((section(".init_array"), used)) int k = 1;')]
+        self.assertEqual(codecheck.check_source_text(other, "x.cu", "\n__constant__ int k = 1;\n",
+                                                     simulator), refused)
+
     def test_a_macro_that_changes_a_header_included_after_it(self):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)

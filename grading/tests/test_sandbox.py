@@ -85,6 +85,26 @@ class SandboxRuns:
         self.assertIn("hidden", self.text(r))
         self.assertNotIn("root:", self.text(r))
 
+    def test_hidden_files_give_nothing(self):
+        # A build sees its slot read-only, but not the private tests in it: their names stay
+        # (what CMake globs), their bytes do not, by any route (cat, the assembler's .incbin).
+        tree = self.tmp / "tree"
+        (tree / "private").mkdir(parents=True)
+        secret, public = tree / "private" / "tests.cpp", tree / "public.h"
+        secret.write_text("the private test's text\n")
+        public.write_text("the public header\n")
+        for p in (tree, tree / "private"):
+            os.chmod(p, 0o755)
+        for p in (secret, public):
+            os.chmod(p, 0o644)
+        r = self.box.run(["/bin/sh", "-c", f"ls {tree}/private; cat {secret} {public}"], ro=[tree],
+                         rw=[self.scratch], cwd=self.scratch, env={"PATH": "/usr/bin:/bin"},
+                         timeout=30, limits=sandbox.Limits(), uid=self.uid, hide=[secret])
+        self.assertIn("tests.cpp", self.text(r))
+        self.assertIn("the public header", self.text(r))
+        self.assertNotIn("the private test's text", self.text(r))
+        self.assertEqual(secret.stat().st_mode & 0o777, 0o644, "the file's mode is restored")
+
     def test_no_network(self):
         if self.mode != "bwrap":
             self.skipTest("only bubblewrap has a network namespace of its own")
