@@ -11,6 +11,10 @@
 #ifndef HISTO_SIM
 #error "sim/include/cuda_runtime.h is the CPU simulator's header: build with the sim presets"
 #endif
+// The guards of the CUDA runtime's own headers, which helper headers (NVIDIA's helper_cuda.h)
+// test before declaring what uses the runtime.
+#define __CUDA_RUNTIME_H__
+#define __DRIVER_TYPES_H__
 
 #include <cstddef>
 #include <cstdint>
@@ -178,6 +182,16 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
   cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrIntegrated = 18,
+  cudaDevAttrComputeMode = 20,
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3,
 };
 
 enum cudaFuncAttribute {

@@ -716,6 +716,9 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(gpu.shared_per_sm); break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(gpu.shared_per_block_optin); break;
     case cudaDevAttrL2CacheSize: *value = int(gpu.l2_bytes); break;
+    case cudaDevAttrClockRate: *value = gpu.clock_mhz * 1000; break;  // kHz, as the runtime says it
+    case cudaDevAttrIntegrated: *value = 0; break;
+    case cudaDevAttrComputeMode: *value = cudaComputeModeDefault; break;
     default: return cudaErrorInvalidValue;
   }
   return cudaSuccess;

@@ -1,11 +1,17 @@
-// Launches that fail, and the calls that must report it as a GPU would: `launch_faults CASE`.
+// What the runtime's calls report, as a GPU's runtime does: `runtime_calls CASE`.
 //   async_copy     a block deadlocks at a divergent barrier on a cudaStreamNonBlocking stream, a
 //                  cudaMemcpyAsync queued behind it: cudaStreamSynchronize reports the failure
 //                  (the deferred copy must not take it and drop it), once.
 //   shuffle_mask   a reduction whose __shfl_down_sync reads lanes outside its mask: the launch
 //                  fails naming the lanes and the line (a GPU returns garbage there).
+//   helper_guards  what NVIDIA's helper headers (helper_cuda.h) test and ask of the runtime: the
+//                  guards of its headers, the compute mode, clock rate and integrated attributes.
 // CMakeLists.txt here checks what each prints.
 #include <cuda_runtime.h>
+
+#if !defined(__CUDA_RUNTIME_H__) || !defined(__DRIVER_TYPES_H__)
+#error "cuda_runtime.h must define the guards helper headers test (__CUDA_RUNTIME_H__, __DRIVER_TYPES_H__)"
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -47,8 +53,16 @@ int main(int argc, char** argv) {
     half_warp_sum<<<1, 32>>>(d_out);
     const cudaError_t sync = cudaDeviceSynchronize();
     std::printf("cudaDeviceSynchronize: %s: %s\n", cudaGetErrorName(sync), cudaGetErrorString(sync));
+  } else if (std::strcmp(which, "helper_guards") == 0) {
+    int mode = -1, clock = 0, integrated = -1;
+    const cudaError_t a = cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0);
+    const cudaError_t b = cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, 0);
+    const cudaError_t c = cudaDeviceGetAttribute(&integrated, cudaDevAttrIntegrated, 0);
+    std::printf("compute mode %s %s, clock rate %s %d kHz, integrated %s %d\n", cudaGetErrorName(a),
+                mode == cudaComputeModeDefault ? "default" : "other", cudaGetErrorName(b), clock,
+                cudaGetErrorName(c), integrated);
   } else {
-    std::printf("usage: launch_faults async_copy|shuffle_mask\n");
+    std::printf("usage: runtime_calls async_copy|shuffle_mask|helper_guards\n");
     return 2;
   }
   cudaFree(d_out);
