@@ -177,7 +177,9 @@ def check_contents(repo, labs, folders):
         else:
             check(skeleton == course, f"{lab}'s skeleton is the course's, byte for byte")
         # The handout agrees with the skeleton: each TODO in its table, none called provided.
-        todos = set(re.findall(rf"TODO\({lab}\) begin: (\w+)(?= \(|,)", skeleton))  # a function's
+        # The TODOs named after a function of the skeleton (others are named in words).
+        todos = {t for t in re.findall(rf"TODO\({lab}\) begin: (\w+)", skeleton)
+                 if re.search(rf"\b{t}\(", skeleton)}
         table = set(re.findall(r"^\| `(\w+)` \|", handout, re.M))
         provided = set(re.findall(r"`(\w+)`", " ".join(re.findall(r"^Provided:.*?(?:\n\n|$)", handout,
                                                                   re.M | re.S))))
