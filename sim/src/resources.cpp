@@ -82,8 +82,13 @@ KernelResources kernel_resources(const void* kernel) {
 }
 
 const char* nvcc_status() {
+  bool sass = false;
+  for (const auto& entry : table()) sass = sass || entry.second->sass != 0;
+  if (sass) return "registers, static shared memory and SASS from nvcc's sm_90 build of each source";
   if (!table().empty())
-    return "registers, static shared memory and SASS from nvcc's sm_90 build of each source";
+    return "registers and static shared memory from nvcc's sm_90 build of each source; no SASS "
+           "(cuobjdump was not found): the model has no instruction-issue bound and takes one "
+           "load in flight per thread";
   return "not known: this build was configured without nvcc (registers do not limit the "
          "occupancy calculator, static shared memory is what a counted launch touched, and the "
          "model has no instruction-issue bound)";

@@ -314,8 +314,13 @@ int nvcc_info_main(int argc, char** argv) {
   const std::string object = work + "/kernels.o";
   const std::string nvcc_deps = work + "/kernels.d";
   // An object, not a cubin alone: the host side is compiled too, so what a GPU build refuses (a
-  // device intrinsic in a __host__ __device__ function) stops this build as well.
-  std::string command = shell_quote(nvcc) + " -arch=sm_90 -c -O3 -std=c++17 -Xptxas -v";
+  // device intrinsic in a __host__ __device__ function) stops this build as well. The sm_90
+  // cubin it makes on the way is kept (-keep) for cuobjdump: STEM.sm_90.cubin.
+  const size_t name_at = source.find_last_of('/') + 1;
+  const std::string stem = source.substr(name_at, source.rfind('.') - name_at);
+  const std::string cubin = work + "/" + stem + ".sm_90.cubin";
+  std::string command = shell_quote(nvcc) + " -arch=sm_90 -c -O3 -std=c++17 -Xptxas -v -keep -keep-dir " +
+                        shell_quote(work);
   if (!depfile.empty()) command += " -MD -MF " + shell_quote(nvcc_deps);
   for (const std::string& a : args) command += " " + shell_quote(a);
   command += " -o " + shell_quote(object) + " " + shell_quote(source);
@@ -346,7 +351,7 @@ int nvcc_info_main(int argc, char** argv) {
     std::string sass;
     // cuobjdump runs nvdisasm, which lies beside it.
     if (run("PATH=" + shell_quote(dir) + ":\"$PATH\" " + shell_quote(cuobjdump) + " -sass " +
-                shell_quote(object), &sass) == 0) {
+                shell_quote(cubin), &sass) == 0) {
       for (const auto& [name, code] : parse_sass(sass))
         if (kernels.count(name)) analyse(code, &kernels[name]);
     } else {
