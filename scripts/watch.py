@@ -5,13 +5,14 @@ usage: scripts/watch.sh [labNN] [--build BUILD_DIR] [--once]
 
 Without labNN it watches the lab whose source (labNN_*/labNN_*.cu) was saved last. On every save
 it rebuilds that lab's grader in the CPU simulator (build/sim, configured with the sim preset
-whenever it is not there: first use, or deleted since; a long build shows its progress) and runs its tests in three steps, each stopping at its first failure:
+whenever it is not there: first use, or deleted since; a long build shows its progress) and runs its tests in three steps, stopping after the first step that fails:
   1. the quick checks: the [cpu] tests (your helpers, on the CPU: seconds at most);
   2. the remaining tests: your kernels in the simulator;
   3. the cost tests ([perf], "cost: ..."): what your kernels cost, as Nsight Compute counts it.
 Each step runs its test cases side by side, one per core, so the first to fail is on screen
 without waiting for slower ones. It prints the first failure's message (where its check failed,
-the case, the likely cause) and the next TODO of your source, or what passed. A source that does not compile shows the
+the case, the likely cause), one line for each other test of the step that fails, and the next
+TODO of your source, or what passed. A source that does not compile shows the
 compiler's first error. --once runs one round on the source as it is, and exits 1 where
 something failed (0 when every step passed).
 Ctrl-C stops it.
@@ -63,33 +64,44 @@ def first_failure(output):
     return "\n".join(lines[start:end]).rstrip()
 
 
-def run_step(grader, spec, build):
+def run_step(grader, spec, build, on_failure=None):
     """Runs the grader's test cases of `spec`, each in its own process, as many at once as there
     are cores (the first to fail is on screen without waiting for slower ones); returns the
-    output of the first that failed (its checks stop at their first failure), or None."""
+    outputs of those that failed (each stops at its first failed check), in the order they
+    failed. on_failure(output, first, case) is called as each fails."""
     listed = subprocess.run([grader, spec, "--list-tests", "--verbosity", "quiet"],
                             capture_output=True, text=True, cwd=build).stdout
     cases = [c.strip() for c in listed.splitlines() if c.strip()]
-    waiting, running = list(cases), []
+    waiting, running, failed = list(cases), [], []
     try:
         while waiting or running:
             while waiting and len(running) < (os.cpu_count() or 2):
-                case = waiting.pop(0).replace("\\", "\\\\").replace(",", "\\,")
-                running.append(subprocess.Popen(
-                    [grader, case, "--reporter", "histo", "--abort", "--warn", "NoAssertions"],
+                case = waiting.pop(0)
+                spec_of_case = case.replace("\\", "\\\\").replace(",", "\\,")
+                running.append((case, subprocess.Popen(
+                    [grader, spec_of_case, "--reporter", "histo", "--abort", "--warn", "NoAssertions"],
                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                    cwd=build))
+                    cwd=build)))
             time.sleep(0.01)
-            for proc in [p for p in running if p.poll() is not None]:
-                running.remove(proc)
+            for case, proc in [r for r in running if r[1].poll() is not None]:
+                running.remove((case, proc))
                 out = proc.stdout.read()
                 if proc.returncode not in (0, 4):  # 4: skipped
-                    return out
-        return None
+                    failed.append(out)
+                    if on_failure:
+                        on_failure(out, len(failed) == 1, case)
+        return failed
     finally:
-        for proc in running:
+        for _, proc in running:
             proc.kill()
             proc.wait()
+
+
+def failure_line(case, output):
+    """One line for a failure after the first: its test case and its message's first line."""
+    report = first_failure(output).splitlines()
+    detail = next((l.strip() for l in report[1:] if l.strip()), "")
+    return "also failing: %s%s" % (case, (" -- " + detail[:160]) if detail else "")
 
 
 def configure(build):
@@ -137,16 +149,22 @@ def one_round(lab, folders, build):
         return False
     grader = os.path.join(build, folders[lab], target)
     for number, (what, spec) in enumerate(STEPS, 1):
-        failure = run_step(grader, spec, build)
-        if failure is not None:
-            print("== %s %s, step %d of %d (%s) FAILED, %.1f s after the build started:\n%s"
-                  % (stamp, lab, number, len(STEPS), what, time.time() - started,
-                     first_failure(failure)))
+        def show(output, first, case, number=number, what=what):
+            # The first failure in full as soon as it is known, each later one in a line.
+            if first:
+                print("== %s %s, step %d of %d (%s) FAILED, %.1f s after the build started:\n%s"
+                      % (stamp, lab, number, len(STEPS), what, time.time() - started,
+                         first_failure(output)), flush=True)
+            else:
+                print(failure_line(case, output), flush=True)
+        failures = run_step(grader, spec, build, show)
+        if failures:
             # Said on a failure only: a solved source keeps its TODO markers.
             todo = next_todo(source_of(lab, folders), lab)
             if todo:
                 print("next TODO: " + todo)
-            print("(all of them: ctest --preset sim -L %s --output-on-failure)" % lab, flush=True)
+            print("(%d test(s) of this step failed; all of them: ctest --preset sim -L %s "
+                  "--output-on-failure)" % (len(failures), lab), flush=True)
             return False
         print("== %s %s, step %d of %d (%s): passed (%.1f s)" % (
             stamp, lab, number, len(STEPS), what, time.time() - started), flush=True)

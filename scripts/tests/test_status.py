@@ -122,11 +122,32 @@ class Watch(unittest.TestCase):
             with mock.patch.object(watch, "ROOT", tmp), \
                     mock.patch.object(watch.subprocess, "run", return_value=ran) as run, \
                     mock.patch.object(watch, "build_target", return_value=(0, "")), \
-                    mock.patch.object(watch, "run_step", side_effect=failure), \
+                    mock.patch.object(watch, "run_step", side_effect=self.steps(failure)), \
                     contextlib.redirect_stdout(out):
                 passed = watch.one_round("lab01", {"lab01": "lab01_naive"}, str(build))
             self.configured = [c.args[0] for c in run.call_args_list if c.args[0][:2] == ["cmake", "--preset"]]
             return passed, out.getvalue()
+
+    @staticmethod
+    def steps(failures):
+        """run_step made up: each step's failed cases' outputs, shown as they fail."""
+        rounds = iter(failures)
+
+        def run_step(grader, spec, build, on_failure=None):
+            outputs = next(rounds) or []
+            outputs = [outputs] if isinstance(outputs, str) else outputs
+            for i, out in enumerate(outputs):
+                on_failure(out, i == 0, "case %d" % (i + 1))
+            return outputs
+        return run_step
+
+    def test_every_failing_case_of_the_step_is_named(self):
+        passed, out = self.round([["FAILED (grader.cpp:5):\n  REQUIRE( x ) is false\n",
+                                   "FAILED (grader.cpp:9):\n  bins differ at 3\n"]])
+        self.assertFalse(passed)
+        self.assertIn("REQUIRE( x ) is false", out)
+        self.assertIn("also failing: case 2 -- bins differ at 3", out)
+        self.assertIn("2 test(s) of this step failed", out)
 
     def test_a_deleted_build_folder_is_configured_again_and_said(self):
         passed, out = self.round([None, None, None], configured=False)
