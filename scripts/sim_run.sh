@@ -3,7 +3,9 @@
 # CUDA Toolkit needed (sim/README.md, "Your own CUDA file").
 #
 # usage: scripts/sim_run.sh [-I DIR]... [--gpu NAME] [--report FILE.csv] [--build-dir DIR]
-#                           FILE.cu [-- ARGS...]
+#                           FILE.cu [FILE.cu|FILE.cpp]... [-- ARGS...]
+#   FILE            the program's sources: its .cu files and its .cpp files (main may be in either);
+#                   the program is named after the first
 #   -I DIR          an include directory of the program (as nvcc -I)
 #   --gpu NAME      the GPU the simulator stands in for: h200 (default), a100, t4, rtx4090, or
 #                   small (2 SMs: quickest); its shape sizes the device the program sees
@@ -19,12 +21,12 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '5,16p' "$0" >&2; exit 2; }
+usage() { sed -n '5,18p' "$0" >&2; exit 2; }
 includes=()
+sources=()
 gpu=h200
 report=""
 build=""
-source=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -I) [ $# -ge 2 ] || usage; includes+=("$(cd "$2" && pwd)"); shift 2 ;;
@@ -35,28 +37,36 @@ while [ $# -gt 0 ]; do
     -h|--help) usage ;;
     --) shift; break ;;
     -*) echo "sim_run.sh: unknown option $1" >&2; usage ;;
-    *) [ -z "$source" ] || usage; source=$1; shift ;;
+    *) sources+=("$1"); shift ;;
   esac
 done
-[ -n "$source" ] || usage
-[ -f "$source" ] || { echo "sim_run.sh: no such file: $source" >&2; exit 2; }
-source=$(cd "$(dirname "$source")" && pwd)/$(basename "$source")
+[ ${#sources[@]} -gt 0 ] || usage
+for i in "${!sources[@]}"; do
+  f=${sources[$i]}
+  [ -f "$f" ] || { echo "sim_run.sh: no such file: $f" >&2; exit 2; }
+  case "$f" in *.cu|*.cpp|*.cc|*.cxx) ;; *)
+    echo "sim_run.sh: $f: a program's sources are .cu and .cpp (.cc, .cxx) files" >&2; exit 2 ;;
+  esac
+  sources[$i]=$(cd "$(dirname "$f")" && pwd)/$(basename "$f")
+done
+source=${sources[0]}
 case "$gpu" in h200|a100|t4|rtx4090|small) ;; *)
   echo "sim_run.sh: unknown GPU '$gpu'; known: h200, a100, t4, rtx4090, small" >&2; exit 2 ;;
 esac
 
-name=$(basename "$source" .cu)
+name=$(basename "${source%.*}")
 if [ -z "$build" ] && [ -n "${HISTO_SIM_RUN_DIR:-}" ]; then
   build=$HISTO_SIM_RUN_DIR
 elif [ -z "$build" ]; then
-  tag=$(printf '%s' "$source ${includes[*]:-}" | cksum | cut -d' ' -f1)
+  tag=$(printf '%s' "${sources[*]} ${includes[*]:-}" | cksum | cut -d' ' -f1)
   build=$repo/build/sim-run/$name-$tag
 fi
 mkdir -p "$build"
 generator=()
 command -v ninja > /dev/null && [ ! -f "$build/CMakeCache.txt" ] && generator=(-G Ninja)
 include_list=$(IFS=';'; echo "${includes[*]:-}")
-if ! cmake -S "$repo/sim/run" -B "$build" "${generator[@]}" -DHISTO_SIM_RUN_SOURCE="$source" \
+source_list=$(IFS=';'; echo "${sources[*]}")
+if ! cmake -S "$repo/sim/run" -B "$build" "${generator[@]}" -DHISTO_SIM_RUN_SOURCE="$source_list" \
      -DHISTO_SIM_RUN_INCLUDES="$include_list" > "$build/configure.log" 2>&1; then
   cat "$build/configure.log" >&2
   echo "sim_run.sh: configuring the simulator build failed ($build)" >&2
@@ -65,7 +75,7 @@ fi
 if ! cmake --build "$build" --target "$name" -j "$(nproc 2> /dev/null || echo 2)" > "$build/build.log" 2>&1; then
   # The compiler's messages about the program, not the build tool's chatter.
   grep -v '^\[[0-9]*/[0-9]*\]\|^ninja: \|^FAILED: \|^ccache \|clang++ \|c++ \|g++ ' "$build/build.log" >&2 || true
-  echo "sim_run.sh: $name.cu does not build for the CPU simulator (full log: $build/build.log)" >&2
+  echo "sim_run.sh: $name (${sources[*]##*/}) does not build for the CPU simulator (full log: $build/build.log)" >&2
   exit 1
 fi
 counters=$(grep -o 'CPU simulator: counters o[nf]*' "$build/configure.log" | head -n 1 || true)
