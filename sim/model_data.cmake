@@ -19,13 +19,22 @@ set(histo_h200_calibration_keys
   shared_wavefronts_per_sm_per_s shared_atomic_wavefronts_per_sm_per_s
   l2_read_gbps l2_load_request_ns l2_resident_bytes)
 
-function(histo_h200_calibration_header)
-  set(file ${histo_model_data_dir}/h200_calibration.json)
+# histo_model_data_file(<var> <name> <text>...): the path of a data
+# file of sim/data/ in <var>; the configure runs again when it changes, and stops where it is
+# missing, saying <text> (what it holds and what writes it).
+function(histo_model_data_file var name)
+  string(JOIN "" what ${ARGN})
+  set(file ${histo_model_data_dir}/${name})
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
   if(NOT EXISTS ${file})
-    message(FATAL_ERROR "${file} is missing: the H200 cost model's constants come from it "
-                        "(sim/tests/gpu_validation.py apply writes it from an H200 run)")
+    message(FATAL_ERROR "${file} is missing: ${what}")
   endif()
+  set(${var} ${file} PARENT_SCOPE)
+endfunction()
+
+function(histo_h200_calibration_header)
+  histo_model_data_file(file h200_calibration.json "the H200 cost model's constants come from it "
+                        "(sim/tests/gpu_validation.py apply writes it from an H200 run)")
   file(READ ${file} json)
   string(JSON gpu ERROR_VARIABLE error GET "${json}" gpu)
   if(error)
@@ -55,12 +64,8 @@ ${lines}}  // namespace histo_sim::h200_calibration
 endfunction()
 
 function(histo_technique_goals_include)
-  set(file ${histo_model_data_dir}/technique_goals.csv)
-  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
-  if(NOT EXISTS ${file})
-    message(FATAL_ERROR "${file} is missing: the [perf] tests' technique goals come from it "
+  histo_model_data_file(file technique_goals.csv "the [perf] tests' technique goals come from it "
                         "(sim/tests/technique_goals.py HISTO_BENCH --write writes it)")
-  endif()
   file(STRINGS ${file} rows)
   list(POP_FRONT rows header)
   if(NOT header STREQUAL "kernel,dataset,gbps")
