@@ -10,9 +10,9 @@ namespace histo {
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
   std::ostringstream msg;
   const std::string text = cudaGetErrorString(code);
-  // The CPU simulator's failure of a kernel opens with the kernel, its line and the cause; where
-  // the launcher learned of it comes after.
-  if (kSimulator && text.rfind("CPU simulator: kernel ", 0) == 0) {
+  // The CPU simulator fails a launch (cudaErrorLaunchFailure, its only source) with a text that
+  // opens with the kernel, its line and the cause; where the launcher learned of it comes after.
+  if (kSimulator && code == cudaErrorLaunchFailure) {
     msg << text << " [the launch failed: " << call << " returned " << cudaGetErrorName(code)
         << " at " << file << ":" << line << "]";
     throw CudaError(code, msg.str());
