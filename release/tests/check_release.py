@@ -5,6 +5,7 @@ usage: check_release.py tree WORK_DIR
        check_release.py repository WORK_DIR
        check_release.py classroom WORK_DIR
        check_release.py commands WORK_DIR
+       check_release.py first-hour WORK_DIR
   RELEASE_CMAKE_ARGS   extra configure arguments for the released trees (where to find Catch2)
   RELEASE_JOBS         parallel build jobs (default 2)
   RELEASE_CLASSROOM_LABS  the labs of the classroom release (default lab02,lab06)
@@ -29,6 +30,16 @@ commands: releases one lab (RELEASE_COMMANDS_LAB) from a copy of the course tree
   lab, and every command of the README and of the lab's handout runs as written, in order, with
   the lab's solution copied in after the first (a student's edit): each exits 0, the handout's
   per-change build rebuilds what its cost step runs (the cost step shows the edited kernels, right).
+first-hour: the first hour as a student walks it: the course's first release (lab01-lab03), a
+  fresh clone; the README's commands with nothing solved, then each lab's handout in order, with
+  that lab's solution copied in after its first command and the later labs untouched: every
+  command runs as written, exits 0 once its lab is solved or fails only by the later labs' tests
+  (before, a test command may fail only by failing tests), within FIRST_HOUR_SECONDS (default 600) and FIRST_HOUR_MEMORY_MB of memory
+  resident in all its processes at once (default 4096; a command past it is stopped and fails);
+  each command's time and peak memory are printed. Then `scripts/watch.sh --once` on the solved
+  release passes, and a compile error put into lab03's source reaches watch.sh --once and
+  scripts/status.sh with its file, line and message, in the build with nvcc's pass (where the
+  CUDA Toolkit is installed) and in one configured without it (HISTO_SIM_NVCC empty).
 Every release: documents name no file the release lacks; a later lab's skeleton hands out no
   earlier lab's answer (lab06's asks for the student's own lab05 helpers).
 classroom: releases the labs RELEASE_CLASSROOM_LABS, checks that .github/workflows/classroom.yml
@@ -43,14 +54,17 @@ classroom: releases the labs RELEASE_CLASSROOM_LABS, checks that .github/workflo
   this machine cannot check part of it: the workflow's apt step without network, the cost
   tests without clang++.
 """
+import contextlib
 import fnmatch
 import json
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 import tomllib
 import xml.etree.ElementTree as ET
@@ -315,10 +329,50 @@ def why_not_here(command, cost_steps=True):
     return ""
 
 
-def run_commands(tree, docs, label, solved, edit=None, cost_steps=True):
+def session_rss(sid):
+    """Bytes resident in every process of session `sid` now."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid:  # field 6, the session, after pid and (comm)
+                total += int(fields[21]) * os.sysconf("SC_PAGE_SIZE")  # field 24, rss in pages
+        except (OSError, IndexError, ValueError):
+            continue  # a process that ended meanwhile
+    return total
+
+
+def run_limited(command, cwd, seconds, memory):
+    """Runs `command` (bash) in a session of its own; stops every process of it once they hold
+    more than `memory` bytes resident together, or after `seconds`. Returns (exit code, output,
+    peak bytes, why stopped or "")."""
+    with open(os.devnull) as devnull:
+        proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, stdin=devnull, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    chunks = []
+    reader = threading.Thread(target=lambda: chunks.append(proc.stdout.read()), daemon=True)
+    reader.start()
+    peak, why, end = 0, "", time.time() + seconds
+    while proc.poll() is None:
+        peak = max(peak, session_rss(proc.pid))
+        if peak > memory or time.time() > end:
+            why = (f"stopped: more than {memory >> 20} MB resident" if peak > memory
+                   else f"stopped: still running after {seconds} s")
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            break
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # what it left running
+    reader.join()
+    return proc.returncode, b"".join(chunks).decode(errors="replace"), peak, why
+
+
+def run_commands(tree, docs, label, solved, edit=None, cost_steps=True, limits=None, later=()):
     """Runs every command of the documents `docs` (paths in `tree`) as written, in order, each
     once; `edit()` runs after the first (a student's edit, which solves the labs when `solved`:
-    from then on every command must exit 0). Returns {command: output}."""
+    from then on every command must exit 0, or fail only by tests of the labs `later`). `limits`, (seconds, bytes): each command within
+    them (run_limited), its time and peak memory printed. Returns {command: output}."""
     outputs, seen, edited = {}, set(), False
     solved_now = solved and not edit
     for doc in docs:
@@ -331,17 +385,24 @@ def run_commands(tree, docs, label, solved, edit=None, cost_steps=True):
                 print(f"not run: {doc}: {command}  ({why})")
                 continue
             start = time.time()
-            proc = subprocess.run(["bash", "-c", command], cwd=tree, capture_output=True, text=True,
-                                  errors="replace", timeout=1800)
-            out = proc.stdout + proc.stderr
+            seconds, memory = limits or (1800, 1 << 60)
+            returncode, out, peak, stopped = run_limited(command, tree, seconds, memory)
             outputs[command] = out
-            # Unsolved, a test command fails by failing tests, and only so.
-            tests_failed = (not solved_now and re.match(r"(ctest|cmake --workflow|scripts/status\.sh)", command)
+            if limits:
+                print(f"ran: {time.time() - start:.0f} s, {peak >> 20} MB resident at most: {command}")
+                check(not stopped, f"{label}: {doc}: `{command}` within {seconds} s and "
+                      f"{memory >> 20} MB ({stopped or 'yes'})")
+            # Unsolved, a test command fails by failing tests, and only so; solved, only by
+            # failing tests of the labs not started yet (`later`).
+            failing = set(re.findall(r"^\s*\d+ - (lab\d\d)\.\w+.*\((?:Failed|Timeout|Exception)\)$", out, re.M)
+                          + re.findall(r"^(lab\d\d)\s+.*FAILED", out, re.M))
+            tests_failed = (re.match(r"(ctest|cmake --workflow|scripts/status\.sh)", command)
                             and re.search(r"tests? failed out of|FAILED", out)
-                            and not re.search(r"CMake Error|No tests were found|Error: could not", out))
-            check(proc.returncode == 0 or bool(tests_failed),
-                  f"{label}: {doc}: `{command}` runs as written (exit {proc.returncode}, "
-                  f"{time.time() - start:.0f} s){'' if proc.returncode == 0 else ': ' + out[-1500:]}")
+                            and not re.search(r"CMake Error|No tests were found|Error: could not", out)
+                            and (not solved_now or (failing and failing <= set(later))))
+            check(returncode == 0 or bool(tests_failed),
+                  f"{label}: {doc}: `{command}` runs as written (exit {returncode}, "
+                  f"{time.time() - start:.0f} s){'' if returncode == 0 else ': ' + out[-1500:]}")
             if edit and not edited:
                 edit()
                 edited, solved_now = True, solved
@@ -634,8 +695,59 @@ def commands(work):
     return 0
 
 
+def first_hour(work):
+    """The course's first release walked lab by lab, later labs untouched (the module's help)."""
+    if os.environ.get("RELEASE_SYSTEM_CATCH2") == "OFF":
+        print("SKIPPED: no Catch2 3 installed for the system: the handouts' commands, as written, "
+              "find it there (Debian: libcatch2-dev 3)")
+        return 77
+    folders = lab_folders()
+    labs = sorted(folders)[:3]
+    limits = (int(os.environ.get("FIRST_HOUR_SECONDS", "600")),
+              int(os.environ.get("FIRST_HOUR_MEMORY_MB", "4096")) << 20)
+    work.mkdir(parents=True, exist_ok=True)
+    repo = work / "repo"
+    make_release(repo, "--labs", ",".join(labs))
+    tree = clone(repo, work / "clone")
+    run_commands(tree, ["README.md"], "nothing solved", solved=False, limits=limits)
+    for i, lab in enumerate(labs):
+        run_commands(tree, [f"{folders[lab]}/README.md"], f"{lab} (later labs untouched)", solved=True,
+                     edit=lambda lab=lab: put_solutions(tree, [lab], folders), limits=limits,
+                     later=labs[i + 1:])
+        say(f"{lab}'s handout walked")
+    watch = run(["bash", "scripts/watch.sh", labs[-1], "--once"], cwd=tree, expect=None)
+    check(watch.returncode == 0, f"watch.sh {labs[-1]} --once passes on the solved lab "
+          f"(exit {watch.returncode}): {(watch.stdout + watch.stderr)[-800:]}")
+
+    # A compile error, where the student made it, in watch.sh and status.sh.
+    source = tree / folders[labs[-1]] / f"{folders[labs[-1]]}.cu"
+    good = source.read_text()
+    line = good.count("\n") + 2
+    source.write_text(good + "\nint this_line_does_not_compile = ;\n")
+    nvcc = run(["cmake", "-N", "-L", "build/sim"], cwd=tree, expect=None).stdout
+    with_nvcc = bool(re.search(r"^HISTO_SIM_NVCC:FILEPATH=\S", nvcc, re.M))
+    builds = [("build/sim", "with nvcc's pass" if with_nvcc else "without nvcc (none found)")]
+    if with_nvcc:
+        run(["cmake", "--preset", "sim", "-B", "build/sim-no-nvcc", "-DHISTO_SIM_NVCC=", *CMAKE_ARGS], cwd=tree)
+        builds.append(("build/sim-no-nvcc", "without nvcc (HISTO_SIM_NVCC empty)"))
+    else:
+        not_checked.append("a compile error as nvcc reports it: no nvcc here")
+    where = f"{source.name}:{line}"
+    for build, how in builds:
+        for command in (["bash", "scripts/watch.sh", labs[-1], "--once", "--build", build],
+                        ["bash", "scripts/status.sh", build]):
+            proc = run(command, cwd=tree, expect=None)
+            out = proc.stdout + proc.stderr
+            check(proc.returncode != 0 and where in out and "this_line_does_not_compile" in out,
+                  f"{how}: `{' '.join(command[1:])}` shows the compile error at {where} "
+                  f"(exit {proc.returncode}): {out[-800:]}")
+    source.write_text(good)
+    return 0
+
+
 def main(argv):
-    modes = {"tree": tree, "repository": repository, "classroom": classroom, "commands": commands}
+    modes = {"tree": tree, "repository": repository, "classroom": classroom, "commands": commands,
+             "first-hour": first_hour}
     if len(argv) != 2 or argv[0] not in modes:
         print(__doc__, file=sys.stderr)
         return 2
