@@ -511,19 +511,24 @@ unsigned match_all(unsigned mask, T value, int* pred, const char* file, int line
 #define __match_all_sync(mask, value, pred) ::histo_sim::match_all((mask), (value), (pred), __FILE__, __LINE__)
 
 // ---- Atomics: real atomic instructions, so ThreadSanitizer sees them as synchronized ---------
+// Each is one atomic instruction to the access trace (trace_atomic), as on a GPU, and nothing
+// else: the read-modify-writes go through a volatile pointer, which keeps the compiler from
+// turning one whose result is unused into an atomic store (an exchange) or one that changes
+// nothing into an atomic load (an add of 0), which the trace's hooks would see as a plain
+// store or load; the compare-and-swap loops start from a guess, not from a load.
 #define HISTO_SIM_ATOMIC(name, builtin)                                                  \
   template <typename T, typename U>                                                      \
   inline T name(T* address, U value) {                                                   \
     static_assert(std::is_integral<T>::value, #name ": integer counters only");          \
     ::histo_sim::trace_atomic(address, sizeof(T));                                       \
-    return builtin(address, T(value), __ATOMIC_RELAXED);                                 \
+    return builtin(static_cast<volatile T*>(address), T(value), __ATOMIC_RELAXED);       \
   }
 template <typename T, typename U>
 inline T atomicAdd(T* address, U value) {
   static_assert(std::is_integral<T>::value, "atomicAdd: integer counters only");
   // An add of the constant 1 is what nvcc compiles to ATOMS.POPC.INC on shared memory.
   ::histo_sim::trace_atomic(address, sizeof(T), __builtin_constant_p(value) && T(value) == T(1));
-  return __atomic_fetch_add(address, T(value), __ATOMIC_RELAXED);
+  return __atomic_fetch_add(static_cast<volatile T*>(address), T(value), __ATOMIC_RELAXED);
 }
 HISTO_SIM_ATOMIC(atomicSub, __atomic_fetch_sub)
 HISTO_SIM_ATOMIC(atomicAnd, __atomic_fetch_and)
@@ -531,56 +536,41 @@ HISTO_SIM_ATOMIC(atomicOr, __atomic_fetch_or)
 HISTO_SIM_ATOMIC(atomicXor, __atomic_fetch_xor)
 HISTO_SIM_ATOMIC(atomicExch, __atomic_exchange_n)
 #undef HISTO_SIM_ATOMIC
-// ((old >= limit) ? 0 : old + 1) and ((old == 0 || old > limit) ? limit : old - 1), atomically.
-inline unsigned atomicInc(unsigned* address, unsigned limit) {
-  ::histo_sim::trace_atomic(address, sizeof(unsigned));
-  unsigned old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (!__atomic_compare_exchange_n(address, &old, old >= limit ? 0u : old + 1, false,
-                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-  return old;
-}
-inline unsigned atomicDec(unsigned* address, unsigned limit) {
-  ::histo_sim::trace_atomic(address, sizeof(unsigned));
-  unsigned old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (!__atomic_compare_exchange_n(address, &old, (old == 0 || old > limit) ? limit : old - 1,
-                                      false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-  return old;
-}
 namespace histo_sim {
-// atomicAdd on a float or a double: a compare-and-swap loop, as the hardware's add is one.
-template <typename T>
-inline T floating_atomic_add(T* address, T value) {
+// *address = next(*address) atomically, returning the old value: a compare-and-swap loop whose
+// first compare is against a guess (zero), so the value is read by the compare-and-swap itself.
+template <typename T, typename Next>
+inline T atomic_update(T* address, Next next) {
   trace_atomic(address, sizeof(T));
-  T old, desired;
-  __atomic_load(address, &old, __ATOMIC_RELAXED);
-  do {
-    desired = old + value;
-  } while (!__atomic_compare_exchange(address, &old, &desired, false, __ATOMIC_RELAXED,
-                                      __ATOMIC_RELAXED));
+  T old{};
+  T desired = next(old);
+  while (!__atomic_compare_exchange(address, &old, &desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    desired = next(old);
   return old;
 }
 }  // namespace histo_sim
-inline float atomicAdd(float* address, float value) { return ::histo_sim::floating_atomic_add(address, value); }
-inline double atomicAdd(double* address, double value) { return ::histo_sim::floating_atomic_add(address, value); }
+// ((old >= limit) ? 0 : old + 1) and ((old == 0 || old > limit) ? limit : old - 1), atomically.
+inline unsigned atomicInc(unsigned* address, unsigned limit) {
+  return ::histo_sim::atomic_update(address, [=](unsigned old) { return old >= limit ? 0u : old + 1; });
+}
+inline unsigned atomicDec(unsigned* address, unsigned limit) {
+  return ::histo_sim::atomic_update(
+      address, [=](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
+}
+// atomicAdd on a float or a double: a compare-and-swap loop here, one instruction on a GPU.
+inline float atomicAdd(float* address, float value) {
+  return ::histo_sim::atomic_update(address, [=](float old) { return old + value; });
+}
+inline double atomicAdd(double* address, double value) {
+  return ::histo_sim::atomic_update(address, [=](double old) { return old + value; });
+}
 template <typename T, typename U>
 inline T atomicMax(T* address, U value) {
-  ::histo_sim::trace_atomic(address, sizeof(T));
-  T old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (old < T(value) &&
-         !__atomic_compare_exchange_n(address, &old, T(value), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-  return old;
+  return ::histo_sim::atomic_update(address, [=](T old) { return old < T(value) ? T(value) : old; });
 }
 template <typename T, typename U>
 inline T atomicMin(T* address, U value) {
-  ::histo_sim::trace_atomic(address, sizeof(T));
-  T old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (old > T(value) &&
-         !__atomic_compare_exchange_n(address, &old, T(value), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-  return old;
+  return ::histo_sim::atomic_update(address, [=](T old) { return T(value) < old ? T(value) : old; });
 }
 template <typename T, typename U, typename V>
 inline T atomicCAS(T* address, U compare, V value) {
