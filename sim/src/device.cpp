@@ -26,6 +26,7 @@
 #include "trace.hpp"
 
 #include <link.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
@@ -359,6 +360,7 @@ std::string describe_block_state() {
 
 struct LaunchFailure {
   std::string message;
+  cudaError_t code = cudaErrorLaunchFailure;
 };
 
 const void* g_kernel = nullptr;  // the running launch's kernel
@@ -377,6 +379,105 @@ std::string dims(dim3 d) {
       << ") of grid " << dims(g_grid_dim) << " x block " << dims(g_block_dim) << ": " << headline << ":"
       << describe_block_state() << "\n  " << cause;
   throw LaunchFailure{out.str()};
+}
+
+// ---- A kernel's access to memory nothing holds: an illegal address --------------------------
+// On a GPU such an access stops the kernel, and the runtime's next calls return
+// cudaErrorIllegalAddress. Here it is a SIGSEGV on a fiber's stack: while a launch runs, the
+// handler below sends the faulting fiber to fail_illegal_address (as if it had called it), which
+// leaves the block, and the launch fails naming the kernel's line. A fault anywhere else goes to
+// the handler that was there before. Not under the sanitizers, which handle faults their way.
+#if !defined(HISTO_SIM_TSAN) && !defined(HISTO_SIM_ASAN) && (defined(__x86_64__) || defined(__aarch64__))
+#define HISTO_SIM_CATCH_FAULTS 1
+#endif
+struct IllegalAccess {
+  bool seen = false;
+  uintptr_t pc = 0, address = 0;
+  bool write = false, write_known = false;
+  unsigned thread = 0;
+};
+IllegalAccess g_illegal;  // set on the device thread by its own fault
+struct sigaction g_previous_segv;
+
+[[noreturn]] void after_illegal_access() {
+  Fiber& f = current_fiber();
+  f.state = State::exited;  // never resumed: the scheduler abandons the block
+  yield_to_scheduler(f);
+  std::abort();
+}
+
+#ifdef HISTO_SIM_CATCH_FAULTS
+void on_kernel_fault(int signal, siginfo_t* info, void* context) {
+  auto* uc = static_cast<ucontext_t*>(context);
+  const Fiber* f = g_running;
+#if defined(__x86_64__)
+  greg_t* r = uc->uc_mcontext.gregs;
+  const uintptr_t sp = uintptr_t(r[REG_RSP]);
+#else
+  const uintptr_t sp = uintptr_t(uc->uc_mcontext.sp);
+#endif
+  if (!f || g_illegal.seen || sp < uintptr_t(f->stack) || sp >= uintptr_t(f->stack) + f->stack_bytes) {
+    sigaction(signal, &g_previous_segv, nullptr);  // not a kernel's access: retried there
+    return;
+  }
+  g_illegal.seen = true;
+  g_illegal.address = uintptr_t(info->si_addr);
+  g_illegal.thread = f->linear;
+  // The fiber goes on in after_illegal_access, below its red zone, 16-byte aligned as at a call.
+  uintptr_t top = (sp - 256) & ~uintptr_t(15);
+#if defined(__x86_64__)
+  g_illegal.pc = uintptr_t(r[REG_RIP]);
+  g_illegal.write = (r[REG_ERR] & 2) != 0;
+  g_illegal.write_known = true;
+  top -= sizeof(void*);
+  *reinterpret_cast<uintptr_t*>(top) = 0;  // its return address: it never returns
+  r[REG_RSP] = greg_t(top);
+  r[REG_RIP] = greg_t(reinterpret_cast<uintptr_t>(&after_illegal_access));
+#else
+  g_illegal.pc = uintptr_t(uc->uc_mcontext.pc);
+  uc->uc_mcontext.sp = top;
+  uc->uc_mcontext.regs[30] = 0;
+  uc->uc_mcontext.pc = reinterpret_cast<uintptr_t>(&after_illegal_access);
+#endif
+}
+#endif
+
+// Catches the kernel's faults while it lives (the launch), then gives SIGSEGV back.
+struct KernelFaults {
+#ifdef HISTO_SIM_CATCH_FAULTS
+  KernelFaults() {
+    struct sigaction ours;
+    std::memset(&ours, 0, sizeof ours);
+    ours.sa_sigaction = on_kernel_fault;
+    ours.sa_flags = SA_SIGINFO;
+    sigemptyset(&ours.sa_mask);
+    sigaction(SIGSEGV, &ours, &g_previous_segv);
+  }
+  ~KernelFaults() { sigaction(SIGSEGV, &g_previous_segv, nullptr); }
+#endif
+};
+
+[[noreturn]] void fail_illegal_address() {
+  const IllegalAccess a = g_illegal;
+  g_illegal = IllegalAccess{};
+  std::ostringstream out;
+  const std::string line = source_line(a.pc);  // "?" without line tables
+  out << "CPU simulator: kernel " << kernel_name(g_kernel) << (line == "?" ? "" : ", " + line) << ": block ("
+      << g_block_idx.x << "," << g_block_idx.y << "," << g_block_idx.z << ") thread " << a.thread << " "
+      << (!a.write_known ? "accesses" : a.write ? "writes" : "reads") << " address 0x" << std::hex
+      << a.address << std::dec;
+  const std::vector<DeviceRange> ranges = device_ranges();
+  const DeviceRange* below = nullptr;
+  for (const DeviceRange& r : ranges)
+    if (r.begin <= a.address) below = &r;
+  if (below && a.address >= below->end)
+    out << ", " << a.address - below->end << " bytes past the end of the "
+        << below->end - below->begin << "-byte device allocation at 0x" << std::hex << below->begin
+        << std::dec;
+  out << ", where no memory is: an illegal address, which stops the kernel on a GPU, and every "
+         "later call of the runtime returns cudaErrorIllegalAddress. Likely cause: an index past "
+         "the end of a buffer (a bound not checked, or a size, stride or pointer that is wrong)";
+  throw LaunchFailure{out.str(), cudaErrorIllegalAddress};
 }
 
 // ---- Warp collectives --------------------------------------------------------------------------
@@ -580,6 +681,7 @@ void run_block() {
       if (g_fibers[t].state == State::runnable) {
         switch_to(g_fibers[t]);
         ran = true;
+        if (g_illegal.seen) fail_illegal_address();
       }
     if (ran) continue;
     if (resolve_warps()) continue;
@@ -746,11 +848,14 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     set_launch_error(cudaErrorInvalidResourceHandle, "CPU simulator: launch on a destroyed stream");
     return;
   }
+  if (sticky_error() != cudaSuccess) return;  // the device is lost: nothing more runs on it
   before_stream_work(stream);
   const DeviceAccess access;  // the kernel may touch device memory; host code may not
   report_launch(kernel, grid, block);
   hazards_before_launch();
   std::string failure;
+  cudaError_t code = cudaErrorLaunchFailure;
+  const KernelFaults faults;
   device_thread().run([&] {
     IgnoreAccesses ignore;
     g_kernel = kernel;
@@ -786,13 +891,14 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
       }
     } catch (const LaunchFailure& f) {
       failure = f.message;
+      code = f.code;
     }
     trace::end_launch();
   });
   if (failure.empty()) failure = hazards_after_launch(kernel);
   if (!failure.empty()) {
     report_launch_failed(failure);
-    set_launch_fault(cudaErrorLaunchFailure, failure);
+    set_launch_fault(code, failure);
   }
 }
 
