@@ -357,6 +357,11 @@ struct ThreadView {
   unsigned linear;  // thread index within the block
 };
 extern ThreadView* g_current;  // the running thread's view (only the device thread uses it)
+// Device intrinsics, warp collectives, __syncthreads() and threadIdx are device code: nvcc does
+// not compile them in host code (a __host__ __device__ function called on the CPU included).
+// Here all code is host code, so a call is checked where it runs: outside a kernel it throws,
+// naming the intrinsic (and saying why an #ifdef __CUDA_ARCH__ branch may have run it).
+[[noreturn]] HISTO_SIM_DEVICE_API void device_only_on_host(const char* intrinsic);
 extern uint3 g_block_idx;
 extern dim3 g_block_dim;
 extern dim3 g_grid_dim;
@@ -375,7 +380,8 @@ HISTO_SIM_DEVICE_API inline T* dynamic_shared() {
 HISTO_SIM_DEVICE_API void syncthreads(const char* file, int line);
 
 enum class WarpOp { ballot, any, all, match_any, match_all, shfl, shfl_up, shfl_down, shfl_xor,
-                    syncwarp, activemask };
+                    syncwarp, activemask, reduce_add, reduce_min, reduce_max, reduce_and, reduce_or,
+                    reduce_xor };
 // A warp-collective operation: waits until every lane `mask` names has arrived at the same
 // operation with the same mask, then returns this lane's result. `value` carries the lane's
 // operand, `arg` the source lane, delta or lane mask, `width` the shuffle segment.
@@ -469,7 +475,15 @@ HISTO_SIM_DEVICE_API T from_bits(uint64_t bits) {
 #endif
 
 // ---- Built-in variables ----------------------------------------------------------------------
-#define threadIdx (::histo_sim::g_current->thread_idx)
+namespace histo_sim {
+// The running CUDA thread; outside a kernel, an error naming threadIdx (a __host__ __device__
+// function's device branch run by host code: see device_only_on_host).
+inline const ThreadView& current_thread() {
+  if (!g_current) device_only_on_host("threadIdx");
+  return *g_current;
+}
+}  // namespace histo_sim
+#define threadIdx (::histo_sim::current_thread().thread_idx)
 #define blockIdx (::histo_sim::g_block_idx)
 #define blockDim (::histo_sim::g_block_dim)
 #define gridDim (::histo_sim::g_grid_dim)
@@ -494,8 +508,22 @@ constexpr int warpSize = 32;
 #define __shfl_down_sync(mask, value, ...) ::histo_sim::shuffle(::histo_sim::WarpOp::shfl_down, (mask), (value), __FILE__, __LINE__, __VA_ARGS__)
 #define __shfl_xor_sync(mask, value, ...) ::histo_sim::shuffle(::histo_sim::WarpOp::shfl_xor, (mask), (value), __FILE__, __LINE__, __VA_ARGS__)
 
+// sm_80's warp reductions, of unsigned or int values (min and max compare them as their type).
+#define __reduce_add_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_add, (mask), (value), __FILE__, __LINE__)
+#define __reduce_min_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_min, (mask), (value), __FILE__, __LINE__)
+#define __reduce_max_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_max, (mask), (value), __FILE__, __LINE__)
+#define __reduce_and_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_and, (mask), unsigned(value), __FILE__, __LINE__)
+#define __reduce_or_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_or, (mask), unsigned(value), __FILE__, __LINE__)
+#define __reduce_xor_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_xor, (mask), unsigned(value), __FILE__, __LINE__)
+
 namespace histo_sim {
 inline unsigned mask_or_all() { return 0xFFFFFFFFu; }
+inline unsigned reduce(WarpOp op, unsigned mask, unsigned value, const char* file, int line) {
+  return unsigned(warp_collective(op, mask, value, 0, 32, file, line));
+}
+inline int reduce(WarpOp op, unsigned mask, int value, const char* file, int line) {
+  return int(uint32_t(warp_collective(op, mask, uint32_t(value), 1, 32, file, line)));
+}
 inline unsigned mask_or_all(unsigned mask) { return mask; }
 template <typename T>
 T shuffle(WarpOp op, unsigned mask, T value, const char* file, int line, int arg, int width = 32) {
@@ -587,12 +615,7 @@ inline T __ldg(const T* p) {
   ::histo_sim::traced_load(p, &v, sizeof(T));
   return v;
 }
-// The bit intrinsics are device functions: nvcc does not compile a call to one in host code (a
-// __host__ __device__ function called on the CPU included). Here all code is host code, so the
-// call is checked where it runs: outside a kernel it throws, naming the intrinsic.
-namespace histo_sim {
-[[noreturn]] void device_only_on_host(const char* intrinsic);
-}
+// The bit intrinsics are device functions: checked where they run (device_only_on_host).
 #define HISTO_SIM_DEVICE_ONLY(name) \
   (::histo_sim::g_current ? (void)0 : ::histo_sim::device_only_on_host(name))
 inline int __popc(unsigned x) { HISTO_SIM_DEVICE_ONLY("__popc"); return __builtin_popcount(x); }

@@ -320,6 +320,12 @@ const char* op_name(WarpOp op) {
     case WarpOp::shfl_xor: return "__shfl_xor_sync";
     case WarpOp::syncwarp: return "__syncwarp";
     case WarpOp::activemask: return "__activemask";
+    case WarpOp::reduce_add: return "__reduce_add_sync";
+    case WarpOp::reduce_min: return "__reduce_min_sync";
+    case WarpOp::reduce_max: return "__reduce_max_sync";
+    case WarpOp::reduce_and: return "__reduce_and_sync";
+    case WarpOp::reduce_or: return "__reduce_or_sync";
+    case WarpOp::reduce_xor: return "__reduce_xor_sync";
   }
   return "a warp intrinsic";
 }
@@ -532,15 +538,37 @@ uint64_t collective_result(const Fiber& f, Fiber* const* warp, unsigned members)
                  << f.mask << std::dec;
         cause << "A shuffle may read only lanes of its mask: what it returns from any other is "
                  "undefined on a GPU. Likely cause: the mask leaves out lanes the shuffle's offset "
-                 "reaches (a reduction over fewer lanes than the offsets assume), or code meant "
-                 "for another path (an #if on __CUDA_ARCH__, which the simulator leaves undefined: "
-                 "its device code takes the host's branch)";
+                 "reaches (a reduction over fewer lanes than the offsets assume)";
         fail_block(headline.str(), cause.str());
       }
       return warp[src]->value;
     }
     case WarpOp::syncwarp: return 0;
     case WarpOp::activemask: return members;
+    case WarpOp::reduce_add:
+    case WarpOp::reduce_min:
+    case WarpOp::reduce_max:
+    case WarpOp::reduce_and:
+    case WarpOp::reduce_or:
+    case WarpOp::reduce_xor: {
+      // 32-bit operands; arg 1: signed (min and max of int).
+      bool first = true;
+      uint32_t r = 0;
+      for (unsigned j = 0; j < 32; ++j) {
+        if (!(members >> j & 1u)) continue;
+        const uint32_t v = uint32_t(warp[j]->value);
+        const bool less = f.arg ? int32_t(v) < int32_t(r) : v < r;
+        if (first) r = v;
+        else if (f.op == WarpOp::reduce_add) r += v;
+        else if (f.op == WarpOp::reduce_min) r = less ? v : r;
+        else if (f.op == WarpOp::reduce_max) r = less ? r : v;
+        else if (f.op == WarpOp::reduce_and) r &= v;
+        else if (f.op == WarpOp::reduce_or) r |= v;
+        else r ^= v;
+        first = false;
+      }
+      return r;
+    }
   }
   return 0;
 }
@@ -715,6 +743,8 @@ void run_block() {
 
 // ---- Called by kernel code ----------------------------------------------------------------------
 void syncthreads(const char* file, int line) {
+  if (!g_current)
+    device_only_on_host(("__syncthreads() (" + base_name(file) + ":" + std::to_string(line) + ")").c_str());
   Fiber& f = current_fiber();
   {
     IgnoreAccesses ignore;
@@ -734,15 +764,17 @@ void device_only_on_host(const char* intrinsic) {
                          "compile it for the CPU (a __host__ __device__ function that calls it "
                          "runs here on the CPU). Likely cause: a device intrinsic in a "
                          "__host__ __device__ helper; use portable code there (a loop, or "
-                         "histo::lowest_set_bit and histo::set_bit_count from histo/bits.hpp)");
+                         "histo::lowest_set_bit and histo::set_bit_count from histo/bits.hpp). "
+                         "If the call is under #ifdef __CUDA_ARCH__, which nvcc's host pass leaves "
+                         "out: the simulator compiles a .cu file once, for host and device code "
+                         "alike, with __CUDA_ARCH__ defined (900), so its host code runs that "
+                         "branch too; a branch that needs no intrinsic works on both sides");
 }
 
 uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int width,
                          const char* file, int line) {
-  if (!g_current) {
-    std::fprintf(stderr, "CPU simulator: %s called outside a kernel (%s:%d)\n", op_name(op), file, line);
-    std::abort();
-  }
+  if (!g_current)
+    device_only_on_host((op_name(op) + (" (" + base_name(file) + ":" + std::to_string(line) + ")")).c_str());
   Fiber& f = current_fiber();
   {
     IgnoreAccesses ignore;
