@@ -127,13 +127,16 @@ HANG = """
   for (volatile unsigned spin = 1; spin != 0; spin = 1) {
   }  // a loop whose exit condition never becomes true
 """
+# The blocks below are host code in a __host__ __device__ answer: nvcc's device pass leaves them
+# out, nvcc's host pass and the simulator's single pass (where __CUDA_ARCH__ is defined too,
+# sim/README.md) compile them.
 CRASH = """
-#ifndef __CUDA_ARCH__
+#if !defined(__CUDA_ARCH__) || defined(HISTO_SIM)
   { volatile int* debug_counter = nullptr; *debug_counter += 1; }
 #endif
 """
 CHATTY = """
-#ifndef __CUDA_ARCH__
+#if !defined(__CUDA_ARCH__) || defined(HISTO_SIM)
   { static bool printed = false;
     if (!printed) {
       printed = true;
@@ -142,7 +145,7 @@ CHATTY = """
 #endif
 """
 ESCAPE = """
-#ifndef __CUDA_ARCH__
+#if !defined(__CUDA_ARCH__) || defined(HISTO_SIM)
   { static bool written = false;
     if (!written) {
       written = true;
@@ -176,7 +179,7 @@ __global__ void looks_busy_kernel(uint32_t* d_bins) {
 }
 """
 INCBIN = """
-#ifndef __CUDA_ARCH__
+#if !defined(__CUDA_ARCH__) || defined(HISTO_SIM)
 // The solution's bytes, embedded by the assembler.
 __asm__(".pushsection .rodata\\n.incbin \\"{path}\\"\\n.popsection");
 #endif
@@ -254,7 +257,7 @@ __global__ void reference_kernel(const uint8_t* d_in, size_t n, uint32_t* d_bins
 }
 """
 INCBIN_MACRO = """
-#ifndef __CUDA_ARCH__
+#if !defined(__CUDA_ARCH__) || defined(HISTO_SIM)
 // The solution's bytes, embedded by an assembler macro whose body spells the directive in two.
 __asm__(".macro embed_answer\\n.pushsection .rodata\\n.inc\\\\()bin \\"{path}\\"\\n.popsection\\n"
         ".endm\\nembed_answer");

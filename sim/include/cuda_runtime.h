@@ -357,6 +357,11 @@ struct ThreadView {
   unsigned linear;  // thread index within the block
 };
 extern ThreadView* g_current;  // the running thread's view (only the device thread uses it)
+// Device intrinsics, warp collectives, __syncthreads() and threadIdx are device code: nvcc does
+// not compile them in host code (a __host__ __device__ function called on the CPU included).
+// Here all code is host code, so a call is checked where it runs: outside a kernel it throws,
+// naming the intrinsic (and saying why an #ifdef __CUDA_ARCH__ branch may have run it).
+[[noreturn]] HISTO_SIM_DEVICE_API void device_only_on_host(const char* intrinsic);
 extern uint3 g_block_idx;
 extern dim3 g_block_dim;
 extern dim3 g_grid_dim;
@@ -375,7 +380,8 @@ HISTO_SIM_DEVICE_API inline T* dynamic_shared() {
 HISTO_SIM_DEVICE_API void syncthreads(const char* file, int line);
 
 enum class WarpOp { ballot, any, all, match_any, match_all, shfl, shfl_up, shfl_down, shfl_xor,
-                    syncwarp, activemask };
+                    syncwarp, activemask, reduce_add, reduce_min, reduce_max, reduce_and, reduce_or,
+                    reduce_xor };
 // A warp-collective operation: waits until every lane `mask` names has arrived at the same
 // operation with the same mask, then returns this lane's result. `value` carries the lane's
 // operand, `arg` the source lane, delta or lane mask, `width` the shuffle segment.
@@ -469,7 +475,15 @@ HISTO_SIM_DEVICE_API T from_bits(uint64_t bits) {
 #endif
 
 // ---- Built-in variables ----------------------------------------------------------------------
-#define threadIdx (::histo_sim::g_current->thread_idx)
+namespace histo_sim {
+// The running CUDA thread; outside a kernel, an error naming threadIdx (a __host__ __device__
+// function's device branch run by host code: see device_only_on_host).
+inline const ThreadView& current_thread() {
+  if (!g_current) device_only_on_host("threadIdx");
+  return *g_current;
+}
+}  // namespace histo_sim
+#define threadIdx (::histo_sim::current_thread().thread_idx)
 #define blockIdx (::histo_sim::g_block_idx)
 #define blockDim (::histo_sim::g_block_dim)
 #define gridDim (::histo_sim::g_grid_dim)
@@ -494,8 +508,22 @@ constexpr int warpSize = 32;
 #define __shfl_down_sync(mask, value, ...) ::histo_sim::shuffle(::histo_sim::WarpOp::shfl_down, (mask), (value), __FILE__, __LINE__, __VA_ARGS__)
 #define __shfl_xor_sync(mask, value, ...) ::histo_sim::shuffle(::histo_sim::WarpOp::shfl_xor, (mask), (value), __FILE__, __LINE__, __VA_ARGS__)
 
+// sm_80's warp reductions, of unsigned or int values (min and max compare them as their type).
+#define __reduce_add_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_add, (mask), (value), __FILE__, __LINE__)
+#define __reduce_min_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_min, (mask), (value), __FILE__, __LINE__)
+#define __reduce_max_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_max, (mask), (value), __FILE__, __LINE__)
+#define __reduce_and_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_and, (mask), unsigned(value), __FILE__, __LINE__)
+#define __reduce_or_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_or, (mask), unsigned(value), __FILE__, __LINE__)
+#define __reduce_xor_sync(mask, value) ::histo_sim::reduce(::histo_sim::WarpOp::reduce_xor, (mask), unsigned(value), __FILE__, __LINE__)
+
 namespace histo_sim {
 inline unsigned mask_or_all() { return 0xFFFFFFFFu; }
+inline unsigned reduce(WarpOp op, unsigned mask, unsigned value, const char* file, int line) {
+  return unsigned(warp_collective(op, mask, value, 0, 32, file, line));
+}
+inline int reduce(WarpOp op, unsigned mask, int value, const char* file, int line) {
+  return int(uint32_t(warp_collective(op, mask, uint32_t(value), 1, 32, file, line)));
+}
 inline unsigned mask_or_all(unsigned mask) { return mask; }
 template <typename T>
 T shuffle(WarpOp op, unsigned mask, T value, const char* file, int line, int arg, int width = 32) {
@@ -511,19 +539,24 @@ unsigned match_all(unsigned mask, T value, int* pred, const char* file, int line
 #define __match_all_sync(mask, value, pred) ::histo_sim::match_all((mask), (value), (pred), __FILE__, __LINE__)
 
 // ---- Atomics: real atomic instructions, so ThreadSanitizer sees them as synchronized ---------
+// Each is one atomic instruction to the access trace (trace_atomic), as on a GPU, and nothing
+// else: the read-modify-writes go through a volatile pointer, which keeps the compiler from
+// turning one whose result is unused into an atomic store (an exchange) or one that changes
+// nothing into an atomic load (an add of 0), which the trace's hooks would see as a plain
+// store or load; the compare-and-swap loops start from a guess, not from a load.
 #define HISTO_SIM_ATOMIC(name, builtin)                                                  \
   template <typename T, typename U>                                                      \
   inline T name(T* address, U value) {                                                   \
     static_assert(std::is_integral<T>::value, #name ": integer counters only");          \
     ::histo_sim::trace_atomic(address, sizeof(T));                                       \
-    return builtin(address, T(value), __ATOMIC_RELAXED);                                 \
+    return builtin(static_cast<volatile T*>(address), T(value), __ATOMIC_RELAXED);       \
   }
 template <typename T, typename U>
 inline T atomicAdd(T* address, U value) {
   static_assert(std::is_integral<T>::value, "atomicAdd: integer counters only");
   // An add of the constant 1 is what nvcc compiles to ATOMS.POPC.INC on shared memory.
   ::histo_sim::trace_atomic(address, sizeof(T), __builtin_constant_p(value) && T(value) == T(1));
-  return __atomic_fetch_add(address, T(value), __ATOMIC_RELAXED);
+  return __atomic_fetch_add(static_cast<volatile T*>(address), T(value), __ATOMIC_RELAXED);
 }
 HISTO_SIM_ATOMIC(atomicSub, __atomic_fetch_sub)
 HISTO_SIM_ATOMIC(atomicAnd, __atomic_fetch_and)
@@ -531,56 +564,41 @@ HISTO_SIM_ATOMIC(atomicOr, __atomic_fetch_or)
 HISTO_SIM_ATOMIC(atomicXor, __atomic_fetch_xor)
 HISTO_SIM_ATOMIC(atomicExch, __atomic_exchange_n)
 #undef HISTO_SIM_ATOMIC
-// ((old >= limit) ? 0 : old + 1) and ((old == 0 || old > limit) ? limit : old - 1), atomically.
-inline unsigned atomicInc(unsigned* address, unsigned limit) {
-  ::histo_sim::trace_atomic(address, sizeof(unsigned));
-  unsigned old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (!__atomic_compare_exchange_n(address, &old, old >= limit ? 0u : old + 1, false,
-                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-  return old;
-}
-inline unsigned atomicDec(unsigned* address, unsigned limit) {
-  ::histo_sim::trace_atomic(address, sizeof(unsigned));
-  unsigned old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (!__atomic_compare_exchange_n(address, &old, (old == 0 || old > limit) ? limit : old - 1,
-                                      false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-  return old;
-}
 namespace histo_sim {
-// atomicAdd on a float or a double: a compare-and-swap loop, as the hardware's add is one.
-template <typename T>
-inline T floating_atomic_add(T* address, T value) {
+// *address = next(*address) atomically, returning the old value: a compare-and-swap loop whose
+// first compare is against a guess (zero), so the value is read by the compare-and-swap itself.
+template <typename T, typename Next>
+inline T atomic_update(T* address, Next next) {
   trace_atomic(address, sizeof(T));
-  T old, desired;
-  __atomic_load(address, &old, __ATOMIC_RELAXED);
-  do {
-    desired = old + value;
-  } while (!__atomic_compare_exchange(address, &old, &desired, false, __ATOMIC_RELAXED,
-                                      __ATOMIC_RELAXED));
+  T old{};
+  T desired = next(old);
+  while (!__atomic_compare_exchange(address, &old, &desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    desired = next(old);
   return old;
 }
 }  // namespace histo_sim
-inline float atomicAdd(float* address, float value) { return ::histo_sim::floating_atomic_add(address, value); }
-inline double atomicAdd(double* address, double value) { return ::histo_sim::floating_atomic_add(address, value); }
+// ((old >= limit) ? 0 : old + 1) and ((old == 0 || old > limit) ? limit : old - 1), atomically.
+inline unsigned atomicInc(unsigned* address, unsigned limit) {
+  return ::histo_sim::atomic_update(address, [=](unsigned old) { return old >= limit ? 0u : old + 1; });
+}
+inline unsigned atomicDec(unsigned* address, unsigned limit) {
+  return ::histo_sim::atomic_update(
+      address, [=](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
+}
+// atomicAdd on a float or a double: a compare-and-swap loop here, one instruction on a GPU.
+inline float atomicAdd(float* address, float value) {
+  return ::histo_sim::atomic_update(address, [=](float old) { return old + value; });
+}
+inline double atomicAdd(double* address, double value) {
+  return ::histo_sim::atomic_update(address, [=](double old) { return old + value; });
+}
 template <typename T, typename U>
 inline T atomicMax(T* address, U value) {
-  ::histo_sim::trace_atomic(address, sizeof(T));
-  T old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (old < T(value) &&
-         !__atomic_compare_exchange_n(address, &old, T(value), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-  return old;
+  return ::histo_sim::atomic_update(address, [=](T old) { return old < T(value) ? T(value) : old; });
 }
 template <typename T, typename U>
 inline T atomicMin(T* address, U value) {
-  ::histo_sim::trace_atomic(address, sizeof(T));
-  T old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (old > T(value) &&
-         !__atomic_compare_exchange_n(address, &old, T(value), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-  return old;
+  return ::histo_sim::atomic_update(address, [=](T old) { return T(value) < old ? T(value) : old; });
 }
 template <typename T, typename U, typename V>
 inline T atomicCAS(T* address, U compare, V value) {
@@ -597,12 +615,7 @@ inline T __ldg(const T* p) {
   ::histo_sim::traced_load(p, &v, sizeof(T));
   return v;
 }
-// The bit intrinsics are device functions: nvcc does not compile a call to one in host code (a
-// __host__ __device__ function called on the CPU included). Here all code is host code, so the
-// call is checked where it runs: outside a kernel it throws, naming the intrinsic.
-namespace histo_sim {
-[[noreturn]] void device_only_on_host(const char* intrinsic);
-}
+// The bit intrinsics are device functions: checked where they run (device_only_on_host).
 #define HISTO_SIM_DEVICE_ONLY(name) \
   (::histo_sim::g_current ? (void)0 : ::histo_sim::device_only_on_host(name))
 inline int __popc(unsigned x) { HISTO_SIM_DEVICE_ONLY("__popc"); return __builtin_popcount(x); }

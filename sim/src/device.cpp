@@ -26,6 +26,7 @@
 #include "trace.hpp"
 
 #include <link.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
@@ -319,6 +320,12 @@ const char* op_name(WarpOp op) {
     case WarpOp::shfl_xor: return "__shfl_xor_sync";
     case WarpOp::syncwarp: return "__syncwarp";
     case WarpOp::activemask: return "__activemask";
+    case WarpOp::reduce_add: return "__reduce_add_sync";
+    case WarpOp::reduce_min: return "__reduce_min_sync";
+    case WarpOp::reduce_max: return "__reduce_max_sync";
+    case WarpOp::reduce_and: return "__reduce_and_sync";
+    case WarpOp::reduce_or: return "__reduce_or_sync";
+    case WarpOp::reduce_xor: return "__reduce_xor_sync";
   }
   return "a warp intrinsic";
 }
@@ -359,6 +366,7 @@ std::string describe_block_state() {
 
 struct LaunchFailure {
   std::string message;
+  cudaError_t code = cudaErrorLaunchFailure;
 };
 
 const void* g_kernel = nullptr;  // the running launch's kernel
@@ -377,6 +385,105 @@ std::string dims(dim3 d) {
       << ") of grid " << dims(g_grid_dim) << " x block " << dims(g_block_dim) << ": " << headline << ":"
       << describe_block_state() << "\n  " << cause;
   throw LaunchFailure{out.str()};
+}
+
+// ---- A kernel's access to memory nothing holds: an illegal address --------------------------
+// On a GPU such an access stops the kernel, and the runtime's next calls return
+// cudaErrorIllegalAddress. Here it is a SIGSEGV on a fiber's stack: while a launch runs, the
+// handler below sends the faulting fiber to fail_illegal_address (as if it had called it), which
+// leaves the block, and the launch fails naming the kernel's line. A fault anywhere else goes to
+// the handler that was there before. Not under the sanitizers, which handle faults their way.
+#if !defined(HISTO_SIM_TSAN) && !defined(HISTO_SIM_ASAN) && (defined(__x86_64__) || defined(__aarch64__))
+#define HISTO_SIM_CATCH_FAULTS 1
+#endif
+struct IllegalAccess {
+  bool seen = false;
+  uintptr_t pc = 0, address = 0;
+  bool write = false, write_known = false;
+  unsigned thread = 0;
+};
+IllegalAccess g_illegal;  // set on the device thread by its own fault
+struct sigaction g_previous_segv;
+
+[[noreturn]] void after_illegal_access() {
+  Fiber& f = current_fiber();
+  f.state = State::exited;  // never resumed: the scheduler abandons the block
+  yield_to_scheduler(f);
+  std::abort();
+}
+
+#ifdef HISTO_SIM_CATCH_FAULTS
+void on_kernel_fault(int signal, siginfo_t* info, void* context) {
+  auto* uc = static_cast<ucontext_t*>(context);
+  const Fiber* f = g_running;
+#if defined(__x86_64__)
+  greg_t* r = uc->uc_mcontext.gregs;
+  const uintptr_t sp = uintptr_t(r[REG_RSP]);
+#else
+  const uintptr_t sp = uintptr_t(uc->uc_mcontext.sp);
+#endif
+  if (!f || g_illegal.seen || sp < uintptr_t(f->stack) || sp >= uintptr_t(f->stack) + f->stack_bytes) {
+    sigaction(signal, &g_previous_segv, nullptr);  // not a kernel's access: retried there
+    return;
+  }
+  g_illegal.seen = true;
+  g_illegal.address = uintptr_t(info->si_addr);
+  g_illegal.thread = f->linear;
+  // The fiber goes on in after_illegal_access, below its red zone, 16-byte aligned as at a call.
+  uintptr_t top = (sp - 256) & ~uintptr_t(15);
+#if defined(__x86_64__)
+  g_illegal.pc = uintptr_t(r[REG_RIP]);
+  g_illegal.write = (r[REG_ERR] & 2) != 0;
+  g_illegal.write_known = true;
+  top -= sizeof(void*);
+  *reinterpret_cast<uintptr_t*>(top) = 0;  // its return address: it never returns
+  r[REG_RSP] = greg_t(top);
+  r[REG_RIP] = greg_t(reinterpret_cast<uintptr_t>(&after_illegal_access));
+#else
+  g_illegal.pc = uintptr_t(uc->uc_mcontext.pc);
+  uc->uc_mcontext.sp = top;
+  uc->uc_mcontext.regs[30] = 0;
+  uc->uc_mcontext.pc = reinterpret_cast<uintptr_t>(&after_illegal_access);
+#endif
+}
+#endif
+
+// Catches the kernel's faults while it lives (the launch), then gives SIGSEGV back.
+struct KernelFaults {
+#ifdef HISTO_SIM_CATCH_FAULTS
+  KernelFaults() {
+    struct sigaction ours;
+    std::memset(&ours, 0, sizeof ours);
+    ours.sa_sigaction = on_kernel_fault;
+    ours.sa_flags = SA_SIGINFO;
+    sigemptyset(&ours.sa_mask);
+    sigaction(SIGSEGV, &ours, &g_previous_segv);
+  }
+  ~KernelFaults() { sigaction(SIGSEGV, &g_previous_segv, nullptr); }
+#endif
+};
+
+[[noreturn]] void fail_illegal_address() {
+  const IllegalAccess a = g_illegal;
+  g_illegal = IllegalAccess{};
+  std::ostringstream out;
+  const std::string line = source_line(a.pc);  // "?" without line tables
+  out << "CPU simulator: kernel " << kernel_name(g_kernel) << (line == "?" ? "" : ", " + line) << ": block ("
+      << g_block_idx.x << "," << g_block_idx.y << "," << g_block_idx.z << ") thread " << a.thread << " "
+      << (!a.write_known ? "accesses" : a.write ? "writes" : "reads") << " address 0x" << std::hex
+      << a.address << std::dec;
+  const std::vector<DeviceRange> ranges = device_ranges();
+  const DeviceRange* below = nullptr;
+  for (const DeviceRange& r : ranges)
+    if (r.begin <= a.address) below = &r;
+  if (below && a.address >= below->end)
+    out << ", " << a.address - below->end << " bytes past the end of the "
+        << below->end - below->begin << "-byte device allocation at 0x" << std::hex << below->begin
+        << std::dec;
+  out << ", where no memory is: an illegal address, which stops the kernel on a GPU, and every "
+         "later call of the runtime returns cudaErrorIllegalAddress. Likely cause: an index past "
+         "the end of a buffer (a bound not checked, or a size, stride or pointer that is wrong)";
+  throw LaunchFailure{out.str(), cudaErrorIllegalAddress};
 }
 
 // ---- Warp collectives --------------------------------------------------------------------------
@@ -431,15 +538,37 @@ uint64_t collective_result(const Fiber& f, Fiber* const* warp, unsigned members)
                  << f.mask << std::dec;
         cause << "A shuffle may read only lanes of its mask: what it returns from any other is "
                  "undefined on a GPU. Likely cause: the mask leaves out lanes the shuffle's offset "
-                 "reaches (a reduction over fewer lanes than the offsets assume), or code meant "
-                 "for another path (an #if on __CUDA_ARCH__, which the simulator leaves undefined: "
-                 "its device code takes the host's branch)";
+                 "reaches (a reduction over fewer lanes than the offsets assume)";
         fail_block(headline.str(), cause.str());
       }
       return warp[src]->value;
     }
     case WarpOp::syncwarp: return 0;
     case WarpOp::activemask: return members;
+    case WarpOp::reduce_add:
+    case WarpOp::reduce_min:
+    case WarpOp::reduce_max:
+    case WarpOp::reduce_and:
+    case WarpOp::reduce_or:
+    case WarpOp::reduce_xor: {
+      // 32-bit operands; arg 1: signed (min and max of int).
+      bool first = true;
+      uint32_t r = 0;
+      for (unsigned j = 0; j < 32; ++j) {
+        if (!(members >> j & 1u)) continue;
+        const uint32_t v = uint32_t(warp[j]->value);
+        const bool less = f.arg ? int32_t(v) < int32_t(r) : v < r;
+        if (first) r = v;
+        else if (f.op == WarpOp::reduce_add) r += v;
+        else if (f.op == WarpOp::reduce_min) r = less ? v : r;
+        else if (f.op == WarpOp::reduce_max) r = less ? r : v;
+        else if (f.op == WarpOp::reduce_and) r &= v;
+        else if (f.op == WarpOp::reduce_or) r |= v;
+        else r ^= v;
+        first = false;
+      }
+      return r;
+    }
   }
   return 0;
 }
@@ -580,6 +709,7 @@ void run_block() {
       if (g_fibers[t].state == State::runnable) {
         switch_to(g_fibers[t]);
         ran = true;
+        if (g_illegal.seen) fail_illegal_address();
       }
     if (ran) continue;
     if (resolve_warps()) continue;
@@ -613,6 +743,8 @@ void run_block() {
 
 // ---- Called by kernel code ----------------------------------------------------------------------
 void syncthreads(const char* file, int line) {
+  if (!g_current)
+    device_only_on_host(("__syncthreads() (" + base_name(file) + ":" + std::to_string(line) + ")").c_str());
   Fiber& f = current_fiber();
   {
     IgnoreAccesses ignore;
@@ -632,15 +764,17 @@ void device_only_on_host(const char* intrinsic) {
                          "compile it for the CPU (a __host__ __device__ function that calls it "
                          "runs here on the CPU). Likely cause: a device intrinsic in a "
                          "__host__ __device__ helper; use portable code there (a loop, or "
-                         "histo::lowest_set_bit and histo::set_bit_count from histo/bits.hpp)");
+                         "histo::lowest_set_bit and histo::set_bit_count from histo/bits.hpp). "
+                         "If the call is under #ifdef __CUDA_ARCH__, which nvcc's host pass leaves "
+                         "out: the simulator compiles a .cu file once, for host and device code "
+                         "alike, with __CUDA_ARCH__ defined (900), so its host code runs that "
+                         "branch too; a branch that needs no intrinsic works on both sides");
 }
 
 uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int width,
                          const char* file, int line) {
-  if (!g_current) {
-    std::fprintf(stderr, "CPU simulator: %s called outside a kernel (%s:%d)\n", op_name(op), file, line);
-    std::abort();
-  }
+  if (!g_current)
+    device_only_on_host((op_name(op) + (" (" + base_name(file) + ":" + std::to_string(line) + ")")).c_str());
   Fiber& f = current_fiber();
   {
     IgnoreAccesses ignore;
@@ -746,11 +880,14 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     set_launch_error(cudaErrorInvalidResourceHandle, "CPU simulator: launch on a destroyed stream");
     return;
   }
+  if (sticky_error() != cudaSuccess) return;  // the device is lost: nothing more runs on it
   before_stream_work(stream);
   const DeviceAccess access;  // the kernel may touch device memory; host code may not
   report_launch(kernel, grid, block);
   hazards_before_launch();
   std::string failure;
+  cudaError_t code = cudaErrorLaunchFailure;
+  const KernelFaults faults;
   device_thread().run([&] {
     IgnoreAccesses ignore;
     g_kernel = kernel;
@@ -786,13 +923,14 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
       }
     } catch (const LaunchFailure& f) {
       failure = f.message;
+      code = f.code;
     }
     trace::end_launch();
   });
   if (failure.empty()) failure = hazards_after_launch(kernel);
   if (!failure.empty()) {
     report_launch_failed(failure);
-    set_launch_fault(cudaErrorLaunchFailure, failure);
+    set_launch_fault(code, failure);
   }
 }
 

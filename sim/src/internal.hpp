@@ -18,6 +18,9 @@ void set_launch_error(cudaError_t code, const std::string& detail);
 // Records that a kernel failed while it ran (a hazard, a deadlock): the first cudaGetLastError
 // or synchronizing call reports it, once, as a GPU reports a fault in a kernel.
 void set_launch_fault(cudaError_t code, const std::string& detail);
+// The error that every later call returns once a kernel touched an illegal address, as a GPU's
+// runtime does (cudaSuccess while none did; cudaDeviceReset clears it).
+cudaError_t sticky_error();
 
 // Dynamic shared memory a kernel may use: 48 KiB, or what cudaFuncSetAttribute allowed.
 size_t dynamic_shared_limit(const void* kernel);

@@ -70,6 +70,9 @@ cudaError_t g_pending = cudaSuccess;  // reported by cudaGetLastError and synchr
 // cudaGetLastError or synchronizing call after its launch, as a GPU reports a fault in a kernel
 // (and so never blamed on a later launch).
 cudaError_t g_fault = cudaSuccess;
+// A kernel touched an illegal address: as on a GPU, every later synchronizing call,
+// cudaGetLastError, copy and launch returns it, until cudaDeviceReset.
+cudaError_t g_sticky = cudaSuccess;
 std::map<int, std::string> g_detail;  // the latest detail per error code
 
 // The sections of __device__ and __constant__ variables (sim/include/cuda_runtime.h): the
@@ -161,6 +164,7 @@ bool defers(cudaStream_t stream) {
 
 cudaError_t peek_pending() {
   std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_sticky != cudaSuccess) return g_sticky;
   return g_fault != cudaSuccess ? g_fault : g_pending;
 }
 
@@ -169,6 +173,7 @@ cudaError_t synchronized() {
   std::lock_guard<std::mutex> lock(g_mutex);
   const cudaError_t fault = g_fault;
   g_fault = cudaSuccess;
+  if (g_sticky != cudaSuccess) return g_sticky;
   return fault != cudaSuccess ? fault : g_pending;
 }
 
@@ -194,12 +199,21 @@ void say_unsaid_at_exit() {
 
 void set_launch_fault(cudaError_t code, const std::string& detail) {
   std::lock_guard<std::mutex> lock(g_mutex);
+  if (code == cudaErrorIllegalAddress && g_sticky == cudaSuccess) {
+    g_sticky = code;
+    g_detail[code] = detail;
+  }
   if (g_fault != cudaSuccess) return;  // the first fault is the one reported
   g_detail[code] = detail;
   g_fault = code;
   static const bool registered = std::atexit(say_unsaid_at_exit) == 0;
   (void)registered;
   g_unsaid = detail;
+}
+
+cudaError_t sticky_error() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_sticky;
 }
 
 size_t dynamic_shared_limit(const void* kernel) {
@@ -618,6 +632,7 @@ void copy_bytes(void* dst, const void* src, size_t bytes) {
 }  // namespace
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  if (sticky_error() != cudaSuccess) return sticky_error();
   const cudaError_t refused = check_copy(dst, src, bytes, kind);
   if (refused != cudaSuccess) return refused;
   copy_bytes(dst, src, bytes);
@@ -627,6 +642,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t stream) {
   if (!stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
+  if (sticky_error() != cudaSuccess) return sticky_error();
   if (!defers(stream)) {
     before_stream_work(stream);
     return cudaMemcpy(dst, src, bytes, kind);
@@ -730,7 +746,7 @@ cudaError_t cudaDeviceSynchronize() {
 }
 cudaError_t cudaDeviceReset() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_pending = g_fault = cudaSuccess;
+  g_pending = g_fault = g_sticky = cudaSuccess;
   return cudaSuccess;
 }
 cudaError_t cudaRuntimeGetVersion(int* version) {
@@ -744,7 +760,7 @@ cudaError_t cudaDriverGetVersion(int* version) {
 
 cudaError_t cudaGetLastError() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  const cudaError_t e = g_fault != cudaSuccess ? g_fault : g_pending;
+  const cudaError_t e = g_sticky != cudaSuccess ? g_sticky : g_fault != cudaSuccess ? g_fault : g_pending;
   g_pending = g_fault = cudaSuccess;
   return e;
 }
@@ -779,6 +795,7 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     default: return "unknown error";
   }
 }

@@ -5,6 +5,7 @@
 #include "histo/cuda_check.hpp"
 #include "histo/device_buffer.hpp"
 #include "histo/kernel_launch.cuh"
+#include "histo_sim/counters.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -49,6 +50,22 @@ __global__ void dynamic_kernel(const unsigned char* d_in, size_t n, unsigned* d_
     atomicAdd(&s_bins[d_in[i]], 1u);
   __syncthreads();
   for (unsigned b = threadIdx.x; b < kBins; b += blockDim.x) atomicAdd(&d_bins[b], s_bins[b]);
+}
+
+// Only atomics, on one global word and one of shared memory, by every thread: the exchange's
+// result unused (Clang would make that relaxed exchange a plain atomic store), the rest
+// compare-and-swap loops on a GPU's one instruction. No race, and no load or store.
+__global__ void atomics_kernel(unsigned* d_words, float* d_sum) {
+  __shared__ unsigned s_word;
+  if (threadIdx.x == 0) s_word = 0;
+  __syncthreads();
+  atomicExch(&s_word, threadIdx.x);
+  atomicExch(&d_words[0], threadIdx.x);
+  atomicMax(&d_words[1], threadIdx.x);
+  atomicMin(&d_words[2], threadIdx.x);
+  atomicInc(&d_words[3], 7u);
+  atomicCAS(&d_words[4], 0u, threadIdx.x);
+  atomicAdd(d_sum, 1.0f);
 }
 
 // The sentence the last launch failed with, or "no hazard".
@@ -106,9 +123,29 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(unsigned)));
     histo::launch(dynamic_kernel, 2, 128, kBins * sizeof(unsigned), 0, d_in, n, d_bins.get());
     result = outcome();
+  } else if (which == "atomics_only") {
+    histo::DeviceBuffer<unsigned> d_words(5);
+    histo::DeviceBuffer<float> d_sum(1);
+    CUDA_CHECK(cudaMemset(d_words.get(), 0, 5 * sizeof(unsigned)));
+    CUDA_CHECK(cudaMemset(d_sum.get(), 0, sizeof(float)));
+    histo_sim::counters_begin();
+    histo::launch(atomics_kernel, 4, 128, 0, 0, d_words.get(), d_sum.get());
+    const std::vector<histo_sim::LaunchCounters> launches = histo_sim::counters_end();
+    float sum = 0;
+    CUDA_CHECK(cudaMemcpy(&sum, d_sum.get(), sizeof(float), cudaMemcpyDeviceToHost));
+    result = outcome();
+    if (!launches.empty()) {
+      const histo_sim::LaunchCounters& c = launches.back();
+      result += ", global requests: " + std::to_string(c.global_load_requests) + " load " +
+                std::to_string(c.global_store_requests) + " store " +
+                std::to_string(c.global_atomic_requests) + " atomic, shared instructions: " +
+                std::to_string(c.shared_store_instructions) + " store " +
+                std::to_string(c.shared_atomic_instructions) + " atomic, sum " +
+                std::to_string(int(sum));
+    }
   } else {
     std::printf("usage: hazard_reports bins_not_zeroed|bins_zeroed|reads_unwritten|"
-                "reads_kernel_written|shared_race|shared_clean|dynamic_race\n");
+                "reads_kernel_written|shared_race|shared_clean|dynamic_race|atomics_only\n");
     return 2;
   }
   std::printf("%s\n", result.c_str());

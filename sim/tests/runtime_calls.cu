@@ -4,6 +4,14 @@
 //                  (the deferred copy must not take it and drop it), once.
 //   shuffle_mask   a reduction whose __shfl_down_sync reads lanes outside its mask: the launch
 //                  fails naming the lanes and the line (a GPU returns garbage there).
+//   illegal_address  a kernel writes 1 GiB past the end of its buffer, on a non-blocking stream:
+//                  the async copy, the stream's synchronization and cudaGetLastError return
+//                  cudaErrorIllegalAddress, as on a GPU (sticky), the text naming the kernel's
+//                  line, and the program goes on.
+//   cuda_arch      a kernel's `#if __CUDA_ARCH__ >= 800` path is taken, as on the H200, with
+//                  sm_80's warp reductions (__reduce_add_sync and the others).
+//   host_arch      a __host__ __device__ function's `#ifdef __CUDA_ARCH__` branch, called by host
+//                  code, runs there too (one pass): its device intrinsic says so.
 //   helper_guards  what NVIDIA's helper headers (helper_cuda.h) test and ask of the runtime: the
 //                  guards of its headers, the compute mode, clock rate and integrated attributes.
 // CMakeLists.txt here checks what each prints.
@@ -15,6 +23,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <exception>
 
 namespace {
 
@@ -30,6 +39,45 @@ __global__ void half_warp_sum(unsigned* d_out) {
   unsigned v = threadIdx.x;
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0x0000FFFFu, v, offset);
   if (threadIdx.x == 0) *d_out = v;
+}
+
+// Each thread writes 1 GiB past the end of a 64-word buffer: memory no allocation holds.
+__global__ void far_out_of_bounds(unsigned* d_out) {
+  d_out[(size_t(1) << 28) + threadIdx.x] = threadIdx.x;
+}
+
+// Each warp reduces its lanes' values with sm_80's reductions where the architecture has them.
+__global__ void arch_reduce(int* d_out) {
+  const int v = int(threadIdx.x) - 16;
+#if __CUDA_ARCH__ >= 800
+  const int sum = __reduce_add_sync(0xFFFFFFFFu, v);
+  const int low = __reduce_min_sync(0xFFFFFFFFu, v);
+  const int high = __reduce_max_sync(0xFFFFFFFFu, v);
+  const unsigned ones = __reduce_or_sync(0xFFFFFFFFu, 1u << threadIdx.x);
+  unsigned both = 0;  // lanes 0-3: and of 0xF0..0xF3 (0xF0), xor of 0..3 (0)
+  if (threadIdx.x < 4)
+    both = __reduce_and_sync(0x0000000Fu, 0xF0u | threadIdx.x) ^ __reduce_xor_sync(0x0000000Fu, threadIdx.x);
+  if (threadIdx.x == 0) {
+    d_out[0] = __CUDA_ARCH__;
+    d_out[1] = sum;
+    d_out[2] = low;
+    d_out[3] = high;
+    d_out[4] = int(ones == 0xFFFFFFFFu && both == 0xF0u);
+  }
+#else
+  if (threadIdx.x == 0) d_out[0] = v;  // not taken on sm_90
+#endif
+}
+
+// The lowest set bit, by the device intrinsic in device code and a loop in host code.
+__host__ __device__ int lowest_bit(unsigned x) {
+#ifdef __CUDA_ARCH__
+  return __ffs(int(x)) - 1;
+#else
+  for (int b = 0; b < 32; ++b)
+    if (x >> b & 1u) return b;
+  return -1;
+#endif
 }
 
 }  // namespace
@@ -53,6 +101,31 @@ int main(int argc, char** argv) {
     half_warp_sum<<<1, 32>>>(d_out);
     const cudaError_t sync = cudaDeviceSynchronize();
     std::printf("cudaDeviceSynchronize: %s: %s\n", cudaGetErrorName(sync), cudaGetErrorString(sync));
+  } else if (std::strcmp(which, "illegal_address") == 0) {
+    cudaStream_t stream;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    unsigned host[64] = {};
+    far_out_of_bounds<<<2, 64, 0, stream>>>(d_out);
+    const cudaError_t copy = cudaMemcpyAsync(host, d_out, sizeof(host), cudaMemcpyDeviceToHost, stream);
+    const cudaError_t sync = cudaStreamSynchronize(stream);
+    const cudaError_t last = cudaGetLastError();
+    std::printf("cudaMemcpyAsync: %s\n", cudaGetErrorName(copy));
+    std::printf("cudaStreamSynchronize: %s\n", cudaGetErrorName(sync));
+    std::printf("cudaGetLastError: %s: %s\n", cudaGetErrorName(last), cudaGetErrorString(last));
+    std::printf("then cudaDeviceSynchronize: %s; the program goes on\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    cudaStreamDestroy(stream);
+  } else if (std::strcmp(which, "cuda_arch") == 0) {
+    arch_reduce<<<1, 32>>>(reinterpret_cast<int*>(d_out));
+    int out[5] = {};
+    const cudaError_t copy = cudaMemcpy(out, d_out, sizeof(out), cudaMemcpyDeviceToHost);
+    std::printf("%s: __CUDA_ARCH__ %d, sum %d, min %d, max %d, and/or/xor %s\n",
+                cudaGetErrorName(copy), out[0], out[1], out[2], out[3], out[4] ? "right" : "wrong");
+  } else if (std::strcmp(which, "host_arch") == 0) {
+    try {
+      std::printf("lowest bit of 8 on the host: %d\n", lowest_bit(8));
+    } catch (const std::exception& e) {
+      std::printf("%s\n", e.what());
+    }
   } else if (std::strcmp(which, "helper_guards") == 0) {
     int mode = -1, clock = 0, integrated = -1;
     const cudaError_t a = cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0);
@@ -62,7 +135,7 @@ int main(int argc, char** argv) {
                 mode == cudaComputeModeDefault ? "default" : "other", cudaGetErrorName(b), clock,
                 cudaGetErrorName(c), integrated);
   } else {
-    std::printf("usage: runtime_calls async_copy|shuffle_mask|helper_guards\n");
+    std::printf("usage: runtime_calls async_copy|shuffle_mask|illegal_address|cuda_arch|host_arch|helper_guards\n");
     return 2;
   }
   cudaFree(d_out);

@@ -4,7 +4,8 @@
 //   histo_sim_wrap --source FILE.cu --output WRAPPER.cpp [--depfile FILE.d] [--copies DIR]
 //                  [--include-dir DIR]... [--nvcc-info FILE.inc]
 //
-// The wrapper first includes <cuda_runtime.h>, as nvcc does for every .cu file, then the
+// The wrapper first includes <cuda_runtime.h>, as nvcc does for every .cu file, defines
+// __CUDA_ARCH__ as sm_90's (900: one pass for host and device code, sim/README.md), then the
 // source. What CUDA C++ writes and host C++ cannot parse is rewritten, always in place, so
 // every line keeps its number (a #line directive names the real file):
 //   kernel<<<grid, block, shared, stream>>>(args)
@@ -520,6 +521,9 @@ class Wrapper {
     const Processed& main = process(o_.source);
     std::string out = "// Generated: compiles " + o_.source + " for the CPU simulator.\n";
     out += "#include <cuda_runtime.h>  // as nvcc includes it\n";
+    // nvcc defines __CUDA_ARCH__ in its device pass only; the simulator compiles the file once,
+    // host and device code alike, as device code for the H200's sm_90 (sim/README.md).
+    out += "#define __CUDA_ARCH__ 900\n";
     if (main.needs_copy)
       out += main.text + (main.text.empty() || main.text.back() == '\n' ? "" : "\n");
     else

@@ -10,9 +10,16 @@
 
 namespace histo {
 
+// The CPU simulator compiles a .cu file in one pass with __CUDA_ARCH__ defined, host code
+// included (sim/README.md), and the graders' .cpp files without it: there both sides take the
+// portable branch, so every copy of these inline functions is the same.
+#if defined(__CUDA_ARCH__) && !defined(HISTO_SIM)
+#define HISTO_BITS_DEVICE 1
+#endif
+
 // The index of the lowest set bit, -1 when x == 0.
 __host__ __device__ inline int lowest_set_bit(uint32_t x) {
-#ifdef __CUDA_ARCH__
+#ifdef HISTO_BITS_DEVICE
   return __ffs(x) - 1;
 #else
   for (int b = 0; b < 32; ++b)
@@ -23,7 +30,7 @@ __host__ __device__ inline int lowest_set_bit(uint32_t x) {
 
 // The number of set bits.
 __host__ __device__ inline int set_bit_count(uint32_t x) {
-#ifdef __CUDA_ARCH__
+#ifdef HISTO_BITS_DEVICE
   return __popc(x);
 #else
   int count = 0;
@@ -43,3 +50,5 @@ __host__ __device__ constexpr T max_of(T a, T b) {
 }
 
 }  // namespace histo
+
+#undef HISTO_BITS_DEVICE
