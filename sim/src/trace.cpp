@@ -209,6 +209,31 @@ void record_bytes(uintptr_t dst, uintptr_t src, size_t n, uintptr_t code) {
   g_in_copy = false;
 }
 
+// ---- Calls through a pointer ------------------------------------------------------------------
+// -fsanitize-coverage=indirect-calls calls __sanitizer_cov_trace_pc_indir before every call
+// through a pointer of the traced sources, and pc-table lists the entries of their functions
+// (__sanitizer_cov_pcs_init, per module: a {pc, flags} pair per function, flags 1). A kernel
+// may call through a pointer only code whose accesses the trace sees: a function of those
+// sources, or memcpy, memset and memmove (the trace counts them). Anything else (a library
+// function, code compiled without the hooks) is refused: the launch fails, naming the call's line.
+namespace {
+// Filled by the traced sources' constructors, which may run before this file's: made then.
+std::vector<uintptr_t>* g_entries = nullptr;  // traced functions' entries, sorted
+std::vector<std::pair<const uintptr_t*, const uintptr_t*>>* g_tables = nullptr;  // tables seen
+uintptr_t g_refused_site = 0;                 // the launch's first refused call, or 0
+}  // namespace
+
+std::string take_refused_call(const void* kernel) {
+  if (!g_refused_site) return "";
+  const uintptr_t site = g_refused_site;
+  g_refused_site = 0;
+  return "CPU simulator: kernel " + kernel_name(kernel) + ", " + source_line(site) +
+         ": a call through a function pointer to code the simulator does not observe: its memory "
+         "accesses would be neither counted nor checked for races. Device code may call through a "
+         "pointer only functions of its own source (device functions, lambdas) and memcpy, "
+         "memset, memmove";
+}
+
 void set_block_budget(uint64_t accesses) {
   g_block_budget = accesses;
   g_over_budget = false;
@@ -382,5 +407,30 @@ HISTO_SIM_SET(__tsan_memset)
 #undef HISTO_SIM_SET
 #undef HISTO_SIM_CALLER
 void __tsan_init() {}  // the pass's constructor calls it: there is no ThreadSanitizer runtime
+}
+
+extern "C" void __sanitizer_cov_pcs_init(const uintptr_t* begin, const uintptr_t* end) {
+  using namespace histo_sim::trace;
+  if (!g_tables) {
+    g_tables = new std::vector<std::pair<const uintptr_t*, const uintptr_t*>>;
+    g_entries = new std::vector<uintptr_t>;
+  }
+  for (const auto& t : *g_tables)
+    if (t.first == begin && t.second == end) return;  // each of a module's sources passes it
+  g_tables->emplace_back(begin, end);
+  for (const uintptr_t* p = begin; p + 1 < end; p += 2)
+    if (p[1] & 1) g_entries->push_back(p[0]);
+  std::sort(g_entries->begin(), g_entries->end());
+}
+
+extern "C" void __sanitizer_cov_trace_pc_indir(uintptr_t callee) {
+  using namespace histo_sim::trace;
+  if (!g_on || !histo_sim::g_current || g_refused_site) return;
+  if ((g_entries && std::binary_search(g_entries->begin(), g_entries->end(), callee)) ||
+      callee == reinterpret_cast<uintptr_t>(&__wrap_memcpy) ||
+      callee == reinterpret_cast<uintptr_t>(&__wrap_memmove) ||
+      callee == reinterpret_cast<uintptr_t>(&__wrap_memset))
+    return;
+  g_refused_site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
 }
 #endif

@@ -1,7 +1,8 @@
 // Device code's memcpy, memset and memmove, and the compiler's own copies, seen by the access
 // trace (sim/src/trace.cpp): `memory_functions CASE` launches a small kernel and prints what the
 // simulator saw. The CTest cases (CMakeLists.txt here) check it: the bytes a memcpy reads cost
-// what plain loads of them cost, and a counter incremented through memcpy races as a plain ++.
+// what plain loads of them cost, a counter incremented through memcpy races as a plain ++, and a
+// call through a pointer to a library function, which the trace cannot see into, fails its launch.
 #include "histo/cuda_check.hpp"
 #include "histo/device_buffer.hpp"
 #include "histo/kernel_launch.cuh"
@@ -54,6 +55,16 @@ __global__ void memset_shared_kernel(uint32_t* d_bins) {
   __shared__ uint32_t s_bins[kBins];
   if (threadIdx.x == 0) memset(s_bins, 0, sizeof s_bins);
   d_bins[threadIdx.x] = s_bins[threadIdx.x];
+}
+
+// Calls a function through a pointer, on the kernel's input.
+__device__ size_t count_nonzero(const char* text) {
+  size_t k = 0;
+  while (text[k]) ++k;
+  return k;
+}
+__global__ void pointer_kernel(const char* d_text, uint32_t* d_out, size_t (*length)(const char*)) {
+  d_out[threadIdx.x] = uint32_t(length(d_text));
 }
 
 std::string outcome() {
@@ -121,8 +132,16 @@ int main(int argc, char** argv) {
     else
       histo::launch(memset_shared_kernel, 1, kBins, 0, 0, d_bins.get());
     std::printf("%s\n", outcome().c_str());
+  } else if (which == "library_pointer" || which == "own_pointer") {  // strlen: the C library's
+    histo::DeviceBuffer<char> d_text(16);
+    histo::DeviceBuffer<uint32_t> d_out(32);
+    CUDA_CHECK(cudaMemcpy(d_text.get(), "device text", 12, cudaMemcpyHostToDevice));
+    size_t (*length)(const char*) = which == "library_pointer" ? &strlen : &count_nonzero;
+    histo::launch(pointer_kernel, 1, 32, 0, 0, d_text.get(), d_out.get(), length);
+    std::printf("%s\n", outcome().c_str());
   } else {
-    std::printf("usage: memory_functions memcpy_counted|struct_copy_counted|memcpy_race|memset_shared_race\n");
+    std::printf("usage: memory_functions memcpy_counted|struct_copy_counted|memcpy_race|"
+                "memset_shared_race|library_pointer|own_pointer\n");
     return 2;
   }
   return 0;
