@@ -45,6 +45,13 @@ status naming the trick (CTest grading.cheats):
                      simulator's memory lets it; its runtime protects device memory from host code)
   kernel-calls-reference  a "kernel" that calls histo::reference_histogram (builds only in the
                      simulator, where kernels are host code)
+Cheats on what the simulator counts (each scores what its plain-load twin scores: nothing on the
+tests its trick is for):
+  memcpy-read        one thread reads the whole input through memcpy into a local buffer,
+                     counts there and memcpy's the bins out: right bins, and a cost the counters
+                     must see as the one thread's loads it is
+  memcpy-racy        the solution with its atomicAdd on the global bin written as a memcpy read,
+                     an increment and a memcpy write: the race of a plain ++
   incbin-macro       the skeleton plus an assembler .macro whose body spells .inc\()bin with the
                      solution's path
 Cheats on the graded inputs (each scores at most what the skeleton scores):
@@ -245,6 +252,24 @@ __global__ void decoy_kernel(const uint8_t* d_in, size_t n, uint32_t* d_bins) {
   if (i < n && d_in[i] == 0 && d_bins == nullptr) return;
 }
 """
+# One thread reads the input through memcpy, counts it in a local array and copies the bins out.
+MEMCPY_READ = """{indent}histo::launch(memcpy_read_kernel, 1, 1, 0, stream, d_in, n, d_bins);
+"""
+MEMCPY_READ_KERNEL = """
+// One thread: the input comes in through memcpy, 256 bytes at a time, the bins go out likewise.
+__global__ void memcpy_read_kernel(const uint8_t* d_in, size_t n, uint32_t* d_bins) {
+  uint32_t counts[histo::kNumBins] = {};
+  uint8_t chunk[256];
+  for (size_t at = 0; at < n; at += sizeof chunk) {
+    const size_t len = n - at < sizeof chunk ? n - at : sizeof chunk;
+    memcpy(chunk, d_in + at, len);
+    for (size_t j = 0; j < len; ++j) ++counts[chunk[j]];
+  }
+  memcpy(d_bins, counts, sizeof counts);
+}
+"""
+# The global bin's atomicAdd as a memcpy read, an increment and a memcpy write.
+MEMCPY_RACY = r"{ uint32_t count; memcpy(&count, &\1, sizeof count); ++count; memcpy(&\1, &count, sizeof count); }"
 CALLS_REFERENCE = """{indent}histo::launch(reference_kernel, 1, 32, 0, stream, d_in, n, d_bins);
 """
 REFERENCE_KERNEL = """
@@ -424,6 +449,11 @@ def cheat(kind, lab, folder, skeleton, solution, grading_out):
         return name, replace_first_launch(solution, HOST_COUNT_BYVALUE, "#include <vector>\n" + STORE_COUNTS), None
     if kind == "decoy-memcpy":
         return name, replace_first_launch(solution, DECOY_MEMCPY, "#include <cstring>\n" + DECOY_KERNEL), None
+    if kind == "memcpy-read":
+        return name, replace_first_launch(solution, MEMCPY_READ, "#include <cstring>\n" + MEMCPY_READ_KERNEL), None
+    if kind == "memcpy-racy":
+        text = re.sub(r"atomicAdd\(&(d_bins\[[^;]*\]), 1u?\);", MEMCPY_RACY, solution, count=1)
+        return name, "#include <cstring>\n" + text, None
     if kind == "kernel-calls-reference":
         text = replace_first_launch(solution, CALLS_REFERENCE, "#include <vector>\n" + REFERENCE_KERNEL)
         if '#include "histo/reference.hpp"' not in text:

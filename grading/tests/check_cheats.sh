@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CTest "grading.cheats": grades one sample submission of each cheat (grading/samples, kinds
 # include-* ... macro-private) beside an honest correct one, and checks that every cheat scores
-# 0 with a status naming its trick, that none of their results.json files holds a line of the
+# 0 with a status naming its trick (the tricks on what the simulator counts: nothing on the tests
+# they aim at), that none of their results.json files holds a line of the
 # grader's files (the solution's answers, /etc/passwd), that nothing in the course tree or in any
 # result changes after grading ends (the daemons' samples write a few seconds after their run),
 # and that the honest one scores every point. Students named as the grader's files (slots,
@@ -23,7 +24,7 @@ work=$(cd "$work" && pwd)
 kinds=${CHEAT_KINDS:-correct,include-relative,include-absolute,include-macro,include-nested,has-include,\
 include-other-lab,include-passwd,symlink-file,symlink-folder,symlink-passwd,incbin,\
 host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-reference,\
-incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private,\
+memcpy-read,memcpy-racy,incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private,\
 static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine,\
 course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame,harness-append,\
 lookup-table,print-inputs,build-bomb,disk-fill,name-slots,name-grades-csv,duplicate,duplicate-case,\
@@ -76,6 +77,10 @@ expect = {  # kind -> what the status of its submission (sNN-KIND) must say
     # Device code calling a host function does not compile, as with nvcc (the simulator's
     # cuda_runtime.h, Clang's enforce_tcb); without that check the code check names the call.
     "kernel-calls-reference": "does not compile",
+    # Device code's memcpy is counted and race-checked as loads and stores (sim/README.md): one
+    # thread's reads fail the cost tests, a memcpy increment races.
+    "memcpy-read": "fails ",
+    "memcpy-racy": "fails ",
     "incbin-macro": f"includes a file it may not: solutions/{folder}/{folder}.cu (.incbin in inline assembly)",
     "ctor-exit": "runs code outside the tests: a constructor (",
     "defines-main": "defines main (",
@@ -113,6 +118,10 @@ expect = {  # kind -> what the status of its submission (sNN-KIND) must say
     "incbin-private": ("does not compile", "hides where its lines are: a line directive ("),
 }
 honest_kinds = {"correct", "correct-constant"}  # kinds that must score every point
+# Tricks on what the simulator counts, made on the solution: they keep the points of the CPU
+# tests and of what the kernel honestly computes (memcpy-read's one thread counts right), and
+# score nothing on the tests (names matched) the trick was for: a plain-load twin's score.
+aimed_at = {"memcpy-read": r"\.sim: cost: ", "memcpy-racy": r"\.sim: "}
 # The run's secret seed (the grader's own timing.json) is in no results.json.
 seed = str(json.loads((out / "timing.json").read_text())["seed"])
 # Lines of the grader's files that a cheat must never get to see: the solution's answers (its
@@ -162,7 +171,13 @@ for name in made:
         if not said:
             problems.append(f"status '{row['status']}' does not say '{status}'")
         status = said[0] if said else status
-        if float(row["score"]) != 0:
+        aim = aimed_at.get(name.split("-", 1)[1].lower())
+        if aim:
+            scored = [t["name"] for t in (json.loads(text).get("tests", []) if text else [])
+                      if re.search(aim, t["name"]) and float(t.get("score", 0)) != 0]
+            if scored or not text:
+                problems.append(f"scores on the tests its trick is for: {scored or 'no results.json'}")
+        elif float(row["score"]) != 0:
             problems.append(f"scores {row['score']} (must be 0)")
     if leaked:
         problems.append(f"results.json holds {len(leaked)} line(s) of the grader's files, e.g. {leaked[0]!r}")
@@ -175,7 +190,7 @@ for name in made:
         fail = 1
         print(f"FAIL: {name}: " + "; ".join(problems))
     else:
-        print(f"ok: {name}: 0 points, '{status}'")
+        print(f"ok: {name}: {row['score']} points, '{status}'")
 # Every point, and the private tests' extra credit on top: the honest submissions, and the
 # honest students named as the grader's files.
 for name in honest:

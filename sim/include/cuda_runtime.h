@@ -18,7 +18,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -42,6 +41,18 @@
 #define HISTO_SIM_DEVICE_FUNCTION
 #define HISTO_SIM_DEVICE_API
 #endif
+
+// memcpy, memset and memmove are device functions (CUDA has memcpy and memset): the access trace
+// counts and race-checks the bytes they read and write (sim/src/trace.cpp), which no other
+// function of <cstring> has. Declared here, before <cstring>, whose declarations inherit it.
+#ifdef HISTO_SIM_TCB
+extern "C" {
+HISTO_SIM_DEVICE_API void* memcpy(void*, const void*, size_t) noexcept;
+HISTO_SIM_DEVICE_API void* memset(void*, int, size_t) noexcept;
+HISTO_SIM_DEVICE_API void* memmove(void*, const void*, size_t) noexcept;
+}
+#endif
+#include <cstring>
 
 // What nvcc's cuda_runtime.h brings into every .cu file: the C library's I/O, memory, string and
 // math functions, assert. Device code may call them (CUDA has device versions of the math).

@@ -927,6 +927,7 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     }
     trace::end_launch();
   });
+  if (failure.empty()) failure = trace::take_refused_call(kernel);
   if (failure.empty()) failure = hazards_after_launch(kernel);
   if (!failure.empty()) {
     report_launch_failed(failure);

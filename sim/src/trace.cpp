@@ -185,6 +185,55 @@ void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code) 
 
 uint64_t plain_accesses() { return g_plain; }
 
+namespace {
+bool g_in_copy = false;  // record_bytes is running (the consumers' own copies are not the kernel's)
+}
+
+void record_bytes(uintptr_t dst, uintptr_t src, size_t n, uintptr_t code) {
+  if (!g_on || !g_current || g_in_copy) return;
+  g_in_copy = true;
+  // The widest naturally aligned access, up to 16 bytes, that the addresses allow: a copy loop
+  // over the bytes, as nvcc writes one, in pieces as wide as the alignment it knows.
+  const uintptr_t aligned = dst | (src ? src : dst);
+  for (size_t i = 0; i < n;) {
+    unsigned w = 16;
+    while (w > 1 && ((aligned + i) % w != 0 || n - i < w)) w /= 2;
+    if (src) {
+      ++g_plain;
+      record(src + i, w, Kind::load, code);
+    }
+    ++g_plain;
+    record(dst + i, w, Kind::store, code);
+    i += w;
+  }
+  g_in_copy = false;
+}
+
+// ---- Calls through a pointer ------------------------------------------------------------------
+// -fsanitize-coverage=indirect-calls calls __sanitizer_cov_trace_pc_indir before every call
+// through a pointer of the traced sources, and pc-table lists the entries of their functions
+// (__sanitizer_cov_pcs_init, per module: a {pc, flags} pair per function, flags 1). A kernel
+// may call through a pointer only code whose accesses the trace sees: a function of those
+// sources, or memcpy, memset and memmove (the trace counts them). Anything else (a library
+// function, code compiled without the hooks) is refused: the launch fails, naming the call's line.
+namespace {
+// Filled by the traced sources' constructors, which may run before this file's: made then.
+std::vector<uintptr_t>* g_entries = nullptr;  // traced functions' entries, sorted
+std::vector<std::pair<const uintptr_t*, const uintptr_t*>>* g_tables = nullptr;  // tables seen
+uintptr_t g_refused_site = 0;                 // the launch's first refused call, or 0
+}  // namespace
+
+std::string take_refused_call(const void* kernel) {
+  if (!g_refused_site) return "";
+  const uintptr_t site = g_refused_site;
+  g_refused_site = 0;
+  return "CPU simulator: kernel " + kernel_name(kernel) + ", " + source_line(site) +
+         ": a call through a function pointer to code the simulator does not observe: its memory "
+         "accesses would be neither counted nor checked for races. Device code may call through a "
+         "pointer only functions of its own source (device functions, lambdas) and memcpy, "
+         "memset, memmove";
+}
+
 void set_block_budget(uint64_t accesses) {
   g_block_budget = accesses;
   g_over_budget = false;
@@ -289,7 +338,14 @@ void trace_atomic(const void* address, unsigned bytes, bool adds_one) {
 void traced_load(const void* address, void* out, unsigned bytes) {
   trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::load,
                 reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
-  std::memcpy(out, address, bytes);
+  // One access, performed inline: a call to memcpy would be counted again (record_bytes).
+  switch (bytes) {
+    case 1: __builtin_memcpy(out, address, 1); break;
+    case 2: __builtin_memcpy(out, address, 2); break;
+    case 4: __builtin_memcpy(out, address, 4); break;
+    case 8: __builtin_memcpy(out, address, 8); break;
+    default: __builtin_memcpy(out, address, 16); break;
+  }
 }
 }  // namespace histo_sim
 
@@ -315,3 +371,66 @@ HISTO_SIM_HOOK(__sanitizer_cov_store16, __int128, 16, store)
 #undef HISTO_SIM_HOOK
 extern "C" void __sanitizer_cov_trace_pc_guard_init(uint32_t*, uint32_t*) {}
 extern "C" void __sanitizer_cov_trace_pc_guard(uint32_t*) {}
+
+#ifdef HISTO_SIM_TRACE_LOADS
+// memcpy, memset and memmove, however the kernel spelled them: a call (device code may call
+// them, cuda_runtime.h), a __builtin_ form, a struct copied whole, a pointer to one. The linker
+// sends every call of the program to the __wrap_ functions (--wrap, sim/CMakeLists.txt), and the
+// lab sources' compiler turns its own copies (llvm.memcpy and friends, which it would otherwise
+// expand inline, unseen) into calls of them (histo_sim_trace: ThreadSanitizer's pass, with its
+// loads, stores, atomics and function hooks off, does only that). While a kernel runs, their
+// bytes are loads and stores of the instruction that called them.
+extern "C" {
+void* __real_memcpy(void* dst, const void* src, size_t n);
+void* __real_memset(void* dst, int value, size_t n);
+void* __real_memmove(void* dst, const void* src, size_t n);
+#define HISTO_SIM_CALLER reinterpret_cast<uintptr_t>(__builtin_return_address(0))
+#define HISTO_SIM_COPY(name, real)                                                            \
+  void* name(void* dst, const void* src, size_t n) {                                          \
+    histo_sim::trace::record_bytes(reinterpret_cast<uintptr_t>(dst),                          \
+                                   reinterpret_cast<uintptr_t>(src), n, HISTO_SIM_CALLER);    \
+    return real(dst, src, n);                                                                 \
+  }
+#define HISTO_SIM_SET(name)                                                                   \
+  void* name(void* dst, int value, size_t n) {                                                \
+    histo_sim::trace::record_bytes(reinterpret_cast<uintptr_t>(dst), 0, n, HISTO_SIM_CALLER); \
+    return __real_memset(dst, value, n);                                                      \
+  }
+HISTO_SIM_COPY(__wrap_memcpy, __real_memcpy)
+HISTO_SIM_COPY(__wrap_memmove, __real_memmove)
+HISTO_SIM_SET(__wrap_memset)
+// Clang 16 and newer name the calls its pass writes __tsan_memcpy and so on.
+HISTO_SIM_COPY(__tsan_memcpy, __real_memcpy)
+HISTO_SIM_COPY(__tsan_memmove, __real_memmove)
+HISTO_SIM_SET(__tsan_memset)
+#undef HISTO_SIM_COPY
+#undef HISTO_SIM_SET
+#undef HISTO_SIM_CALLER
+void __tsan_init() {}  // the pass's constructor calls it: there is no ThreadSanitizer runtime
+}
+
+extern "C" void __sanitizer_cov_pcs_init(const uintptr_t* begin, const uintptr_t* end) {
+  using namespace histo_sim::trace;
+  if (!g_tables) {
+    g_tables = new std::vector<std::pair<const uintptr_t*, const uintptr_t*>>;
+    g_entries = new std::vector<uintptr_t>;
+  }
+  for (const auto& t : *g_tables)
+    if (t.first == begin && t.second == end) return;  // each of a module's sources passes it
+  g_tables->emplace_back(begin, end);
+  for (const uintptr_t* p = begin; p + 1 < end; p += 2)
+    if (p[1] & 1) g_entries->push_back(p[0]);
+  std::sort(g_entries->begin(), g_entries->end());
+}
+
+extern "C" void __sanitizer_cov_trace_pc_indir(uintptr_t callee) {
+  using namespace histo_sim::trace;
+  if (!g_on || !histo_sim::g_current || g_refused_site) return;
+  if ((g_entries && std::binary_search(g_entries->begin(), g_entries->end(), callee)) ||
+      callee == reinterpret_cast<uintptr_t>(&__wrap_memcpy) ||
+      callee == reinterpret_cast<uintptr_t>(&__wrap_memmove) ||
+      callee == reinterpret_cast<uintptr_t>(&__wrap_memset))
+    return;
+  g_refused_site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+}
+#endif

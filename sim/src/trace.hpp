@@ -106,6 +106,14 @@ bool active();
 // Records one access (the coverage hooks' entry point).
 void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code);
 
+// The bytes [dst, dst + n) a memory function of the kernel wrote, after reading [src, src + n)
+// (src 0: a memset), made at instruction `code`: recorded as the loads and stores of a copy loop.
+void record_bytes(uintptr_t dst, uintptr_t src, size_t n, uintptr_t code);
+
+// The sentence a launch fails with when its kernel called through a function pointer code the
+// trace does not see (a library function), or "" (trace.cpp, "Calls through a pointer").
+std::string take_refused_call(const void* kernel);
+
 // Plain loads and stores the hooks reported during the running launch: 0 for a kernel compiled
 // without the hooks (only its atomics and __ldg loads were seen, so the trace is incomplete).
 uint64_t plain_accesses();
