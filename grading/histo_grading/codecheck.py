@@ -20,7 +20,8 @@ The rules:
   passes, as `nvcc -dryrun` lists them), holds no `asm` (nor `__asm__`) on the submission's own
   lines (system headers' own are theirs), and no attribute that places code where the loader
   runs it or in sections of its choosing (constructor, destructor, section, alias, ifunc,
-  weakref, naked, target_clones, init_priority), but the simulator's own for a __device__ or
+  weakref, naked, target_clones, init_priority), nor one that turns its instrumentation off
+  (no_sanitize..., disable_sanitizer_instrumentation), but the simulator's own for a __device__ or
   __constant__ variable. A macro it defines names nothing in a header it includes after the
   definition (`#define private public`): the headers' inline code in its object is the headers'
   own. Which lines are the submission's is told by the preprocessor's line markers, so its
@@ -877,7 +878,10 @@ def check_code_sections(obj, loc):
 
 _ATTRIBUTES = ("constructor", "destructor", "section", "alias", "ifunc", "weakref", "naked",
                "target_clones", "init_priority")
-_ATTRIBUTE_WORDS = re.compile(r"\b(?:__)?(" + "|".join(_ATTRIBUTES) + r")(?:__)?\b")
+# Attributes that turn a function's instrumentation off: the simulator's counters and race
+# checks see a kernel's loads and stores through that instrumentation (and nvcc ignores them).
+_UNSEEN = (r"no_sanitize\w*", "disable_sanitizer_instrumentation", r"no_\w*instrument\w*")
+_ATTRIBUTE_WORDS = re.compile(r"\b(?:__)?(" + "|".join(_ATTRIBUTES + _UNSEEN) + r")(?:__)?\b")
 
 
 _RAW_STRING = re.compile(r'(?:u8|u|U|L)?R"([^()\\\s]{0,16})\(')
@@ -1047,6 +1051,9 @@ def check_source_text(lines, source_name, own_text="", simulator=()):
                     "target_clones": "an ifunc resolver (target_clones)"}
             if what in runs:
                 return f"runs code outside the tests: {runs[what]} ({source_name}:{n})"
+            if what not in _ATTRIBUTES:
+                return (f"hides its accesses from the checks: the {what} attribute ({source_name}:{n}): "
+                        "the simulator's counters and race checks see every load and store")
             return f"places its code where it may not: the {what} attribute ({source_name}:{n})"
     return ""
 

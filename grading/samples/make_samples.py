@@ -43,8 +43,8 @@ status naming the trick (CTest grading.cheats):
   decoy-memcpy       a kernel over the full grid that counts nothing, then the host reads d_in
                      and memcpy's its counts into d_bins through the device pointers (only the
                      simulator's memory lets it; its runtime protects device memory from host code)
-  kernel-calls-reference  a "kernel" that calls histo::reference_histogram (builds only in the
-                     simulator, where kernels are host code)
+  kernel-calls-reference  a "kernel" that calls histo::reference_histogram (device code may not
+                     call host code: neither nvcc nor the simulator's build compiles it)
 Cheats on what the simulator counts (each scores what its plain-load twin scores: nothing on the
 tests its trick is for):
   memcpy-read        one thread reads the whole input through memcpy into a local buffer,
@@ -52,6 +52,9 @@ tests its trick is for):
                      must see as the one thread's loads it is
   memcpy-racy        the solution with its atomicAdd on the global bin written as a memcpy read,
                      an increment and a memcpy write: the race of a plain ++
+  no-sanitize        the solution with a plain ++ on its first kernel's global bin, the kernel
+                     marked __attribute__((no_sanitize("coverage", "thread"))), which would hide
+                     its loads, stores and race from the simulator
   incbin-macro       the skeleton plus an assembler .macro whose body spells .inc\()bin with the
                      solution's path
 Cheats on the graded inputs (each scores at most what the skeleton scores):
@@ -454,6 +457,10 @@ def cheat(kind, lab, folder, skeleton, solution, grading_out):
     if kind == "memcpy-racy":
         text = re.sub(r"atomicAdd\(&(d_bins\[[^;]*\]), 1u?\);", MEMCPY_RACY, solution, count=1)
         return name, "#include <cstring>\n" + text, None
+    if kind == "no-sanitize":
+        text = re.sub(r"atomicAdd\(&(d_bins\[[^;]*\]), 1u?\);", r"++\1;", solution, count=1)
+        text = re.sub(r"__global__", '__global__ __attribute__((no_sanitize("coverage", "thread")))', text, count=1)
+        return name, text, None
     if kind == "kernel-calls-reference":
         text = replace_first_launch(solution, CALLS_REFERENCE, "#include <vector>\n" + REFERENCE_KERNEL)
         if '#include "histo/reference.hpp"' not in text:

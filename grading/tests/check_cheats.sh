@@ -24,7 +24,7 @@ work=$(cd "$work" && pwd)
 kinds=${CHEAT_KINDS:-correct,include-relative,include-absolute,include-macro,include-nested,has-include,\
 include-other-lab,include-passwd,symlink-file,symlink-folder,symlink-passwd,incbin,\
 host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-reference,\
-memcpy-read,memcpy-racy,incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private,\
+memcpy-read,memcpy-racy,no-sanitize,incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private,\
 static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine,\
 course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame,harness-append,\
 lookup-table,print-inputs,build-bomb,disk-fill,name-slots,name-grades-csv,duplicate,duplicate-case,\
@@ -113,6 +113,7 @@ expect = {  # kind -> what the status of its submission (sNN-KIND) must say
     "duplicate": "several submissions for one student: ",
     "duplicate-case": "several submissions for one student: ",
     "line-asm": "hides where its lines are: a line directive (",
+    "no-sanitize": "hides its accesses from the checks: the no_sanitize attribute (",
     # Its build cannot open the private test (hidden_from_build): Clang's assembler stops there;
     # one that takes the unreadable file as empty builds, and the code check refuses it.
     "incbin-private": ("does not compile", "hides where its lines are: a line directive ("),
