@@ -55,15 +55,41 @@ HISTO_SIM_DEVICE_API void* memmove(void*, const void*, size_t) noexcept;
 #include <cstring>
 
 // What nvcc's cuda_runtime.h brings into every .cu file: the C library's I/O, memory, string and
-// math functions, assert. Device code may call them (CUDA has device versions of the math).
+// math functions, assert. Device code may call what CUDA has device versions of: printf, malloc,
+// free, abs, clock, assert, operator new and delete, the math functions; not the rest of <cstdio>,
+// <cstdlib> and <ctime> (snprintf, sscanf, qsort, strtol, ...), whose reads and writes through
+// a pointer the access trace would not see. A function is device code's by its first
+// declaration: those of <cstdlib> are declared here first.
 #ifdef HISTO_SIM_TCB
+#pragma clang attribute push(HISTO_SIM_DEVICE_API, apply_to = function)
+extern "C" {
+int printf(const char*, ...);
+void* malloc(size_t) noexcept;
+void free(void*) noexcept;
+int abs(int) noexcept;
+long labs(long) noexcept;
+long long llabs(long long) noexcept;
+}
+#ifdef __GLIBCXX__  // libstdc++'s overloads (bits/std_abs.h), as it defines them
+namespace std {
+inline long abs(long);
+inline long long abs(long long);
+constexpr double abs(double);
+constexpr float abs(float);
+constexpr long double abs(long double);
+}  // namespace std
+#endif
+#pragma clang attribute pop
+#endif
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#ifdef HISTO_SIM_TCB
+extern "C" HISTO_SIM_DEVICE_API clock_t clock() noexcept;
 #pragma clang attribute push(HISTO_SIM_DEVICE_API, apply_to = function)
 #endif
 #include <cassert>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <ctime>
 #include <new>
 #ifdef HISTO_SIM_TCB
 #pragma clang attribute pop

@@ -9,6 +9,9 @@ __device__ int device_side(int x) { return 2 * x; }
 
 __global__ void calls_host(int* p) { p[threadIdx.x] = device_side(host_side(p[threadIdx.x])); }
 
+// A C library function CUDA has no device version of, writing through a pointer.
+__global__ void formats(char* text, int* p) { snprintf(text, 8, "%d", p[threadIdx.x]); }
+
 int main() {
   int* d_p;
   cudaMalloc(&d_p, 32 * sizeof(int));
