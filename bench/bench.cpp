@@ -61,14 +61,15 @@ constexpr const char* kUsage = R"(usage: histo_bench [options]
   --model GPU      simulator builds only: no timing; each kernel runs once in the CPU simulator
                    standing in for GPU (h200, a100, t4, rtx4090; default h200), and the tables
                    show its counters and what that GPU's cost model PREDICTS: GB/s, % of the read
-                   limit (the read probe, always a row), the binding resource and the next one
-                   (size default 16M; --csv writes one row per kernel and dataset, columns named
+                   limit (the read probe, always a row), the binding resource and the next one,
+                   and where the cost is: each kernel's 3 source lines that hold most of its
+                   binding resource (size default 16M; --csv writes one row per kernel and dataset, columns named
                    as Nsight Compute names the metrics). Each kernel first runs on two small trial
                    inputs: one that would not finish in reason (its threads read the input over
                    and over, a grid that does not grow with the input: its lab's helpers not
                    written yet) is left out, and the report says why
-  --lines          with --model: where each kernel's binding resource goes, by source line (the
-                   top lines, each with its text, its count and its share)
+  --lines          with --model: instead of the 3 lines, every row's 5 top lines of its binding
+                   resource and of its bank conflicts, each with its text, its count and its share
   --lines-csv FILE with --model: every source line's counters, one row per kernel, dataset and
                    line, columns named as in --csv (they add up to the kernel's row there)
   --predict-size N with --model: predict for N bytes: each launch runs on N bytes and the grid

@@ -2,8 +2,9 @@
 // simulator standing in for a named GPU. Per dataset, one table shows what each kernel did to
 // memory (its counters, as Nsight Compute names and defines them) and a second what the cost
 // model of that GPU predicts: GB/s, the % of the read limit (the read probe's prediction on the
-// same input, always a row), the binding resource and the next one. --lines shows, by source
-// line, where each kernel's binding resource goes. Every number here is a count or a prediction,
+// same input, always a row), the binding resource and the next one; under it, where the cost is:
+// each kernel's few source lines that hold most of its binding resource. --lines shows more
+// lines, and the bank conflicts', for every row. Every number here is a count or a prediction,
 // never a measurement.
 #include "model_report.hpp"
 
@@ -83,6 +84,7 @@ struct Row {
   std::string kernel, dataset, result;
   std::vector<LaunchCounters> launches;  // counted on the simulated input
   histo_sim::Prediction prediction;      // for the prediction's size
+  bool probe = false;                    // a read probe's row, not a histogram kernel's
   bool predicted() const { return result == "ok" || result == "read only"; }
 };
 
@@ -185,7 +187,8 @@ LineMeasure line_measure(const std::string& resource, const histo_sim::GpuShape&
           [n](const MemoryCounts& m) { return n(m.global_atomic_sectors) + " atomic sector passes"; }};
 }
 
-constexpr size_t kTopLines = 5;
+constexpr size_t kTopLines = 5;         // --lines
+constexpr size_t kWhereCostLines = 3;   // the default "where the cost is" block
 constexpr size_t kTextWidth = 72;
 
 // The shared bank conflicts, by line: shown beside the binding resource wherever there are any.
@@ -198,8 +201,8 @@ LineMeasure conflict_measure() {
           [conflicts](const MemoryCounts& m) { return std::to_string(conflicts(m)) + " bank conflicts"; }};
 }
 
-// The top lines by `m`, each with its share, its count and its text.
-void print_ranked(const std::vector<LineCounts>& lines, const LineMeasure& m, double total) {
+// The top `top` lines by `m`, each with its share, its count and its text.
+void print_ranked(const std::vector<LineCounts>& lines, const LineMeasure& m, double total, size_t top) {
   std::vector<const LineCounts*> ranked;
   for (const LineCounts& l : lines)
     if (m.weight(l.counts) > 0) ranked.push_back(&l);
@@ -207,7 +210,7 @@ void print_ranked(const std::vector<LineCounts>& lines, const LineMeasure& m, do
     return m.weight(a->counts) > m.weight(b->counts);
   });
   double rest = total;
-  for (size_t k = 0; k < ranked.size() && k < kTopLines; ++k) {
+  for (size_t k = 0; k < ranked.size() && k < top; ++k) {
     const LineCounts& l = *ranked[k];
     const double share = m.weight(l.counts) / total;
     rest -= m.weight(l.counts);
@@ -215,11 +218,14 @@ void print_ranked(const std::vector<LineCounts>& lines, const LineMeasure& m, do
     std::printf("  %5.1f%%  %-34s %-46s %s\n", 100 * share, l.where.c_str(), m.shown(l.counts).c_str(),
                 text.empty() ? "" : ("`" + text + "`").c_str());
   }
-  if (ranked.size() > kTopLines)
-    std::printf("  %5.1f%%  %zu more lines\n", 100 * std::max(0.0, rest) / total, ranked.size() - kTopLines);
+  if (ranked.size() > top)
+    std::printf("  %5.1f%%  %zu more lines\n", 100 * std::max(0.0, rest) / total, ranked.size() - top);
 }
 
-void print_lines(const Row& r, const histo_sim::GpuShape& gpu, const std::vector<LineCounts>& lines) {
+// The lines that hold `r`'s binding resource (the top `top`), and with `conflicts` those that hold
+// its bank conflicts.
+void print_lines(const Row& r, const histo_sim::GpuShape& gpu, const std::vector<LineCounts>& lines,
+                 size_t top, bool with_conflicts) {
   const std::string binding = r.prediction.binding;
   const LineMeasure conflicts = conflict_measure();
   double conflicted = 0;
@@ -233,13 +239,13 @@ void print_lines(const Row& r, const histo_sim::GpuShape& gpu, const std::vector
     for (const LineCounts& l : lines) total += m.weight(l.counts);
     std::printf("%s: binding resource %s, by line: %s\n", r.kernel.c_str(), binding.c_str(), m.what.c_str());
     if (total > 0)
-      print_ranked(lines, m, total);
+      print_ranked(lines, m, total, top);
     else
       std::printf("  no line of it is counted (the kernel's accesses are not observed)\n");
   }
-  if (conflicted > 0) {
+  if (with_conflicts && conflicted > 0) {
     std::printf("%s: %s, by line:\n", r.kernel.c_str(), conflicts.what.c_str());
-    print_ranked(lines, conflicts, conflicted);
+    print_ranked(lines, conflicts, conflicted, top);
   }
 }
 
@@ -407,8 +413,7 @@ int model_report(const ModelOptions& named) {
   // The large input lives in the simulated device too: room for it and the small one.
   if (target != o.size) histo_sim::set_device_memory(target + o.size + (size_t(64) << 20));
   std::vector<Row> rows;
-  std::vector<std::vector<LineCounts>> row_lines;  // per row, when --lines or --lines-csv asks
-  const bool want_lines = o.lines || !o.lines_csv.empty();
+  std::vector<std::vector<LineCounts>> row_lines;  // per row: where the cost is
   histo::DeviceBuffer<uint8_t> d_in(o.size);
   histo::DeviceBuffer<uint32_t> d_bins(histo::kNumBins);
   histo::DeviceBuffer<uint32_t> d_sink(1);
@@ -428,8 +433,8 @@ int model_report(const ModelOptions& named) {
     const size_t first = rows.size();
     std::vector<std::string> errors;  // kernels whose launch failed: said, not counted
     auto add = [&](const std::string& id, const std::string& result, std::vector<LaunchCounters> launches,
-                   const std::function<void(const uint8_t*, size_t)>& call) {
-      Row r{id, histo::dataset_name(d), result, std::move(launches), {}};
+                   const std::function<void(const uint8_t*, size_t)>& call, bool probe) {
+      Row r{id, histo::dataset_name(d), result, std::move(launches), {}, probe};
       if (r.predicted()) {  // a wrong kernel gets no prediction
         try {
           const std::vector<LaunchCounters> predicted =
@@ -440,11 +445,11 @@ int model_report(const ModelOptions& named) {
           r.result = std::string("no prediction: ") + e.what();
         }
       }
-      row_lines.push_back(want_lines ? histo_sim::line_counts(r.launches) : std::vector<LineCounts>{});
+      row_lines.push_back(histo_sim::line_counts(r.launches));
       rows.push_back(std::move(r));
     };
     add(kProbeId, "read only", counted([&] { histo::bandwidth_probe(d_in.get(), o.size, d_sink.get(), 0); }),
-        [&](const uint8_t* in, size_t n) { histo::bandwidth_probe(in, n, d_sink.get(), 0); });
+        [&](const uint8_t* in, size_t n) { histo::bandwidth_probe(in, n, d_sink.get(), 0); }, true);
     for (const histo::Variant& v : o.variants) {
       progress(v.id(), d);
       std::vector<LaunchCounters> launches;
@@ -462,12 +467,12 @@ int model_report(const ModelOptions& named) {
         continue;
       }
       add(v.id(), result, std::move(launches),
-          [&](const uint8_t* in, size_t n) { v.launch(in, n, d_bins.get(), 0); });
+          [&](const uint8_t* in, size_t n) { v.launch(in, n, d_bins.get(), 0); }, false);
     }
     for (const histo::ReadProbe& p : o.probes) {
       progress(p.id(), d);
       add(p.id(), "read only", counted([&] { p.run(d_in.get(), o.size, d_sink.get(), 0); }),
-          [&](const uint8_t* in, size_t n) { p.run(in, n, d_sink.get(), 0); });
+          [&](const uint8_t* in, size_t n) { p.run(in, n, d_sink.get(), 0); }, true);
     }
 
     const char* name = histo::dataset_name(d);
@@ -493,7 +498,16 @@ int model_report(const ModelOptions& named) {
       std::printf("\n%s: where each kernel's binding resource goes, by source line (counted on %s)\n", name,
                   size_text(o.size).c_str());
       for (size_t i = first; i < rows.size(); ++i)
-        if (rows[i].predicted()) print_lines(rows[i], gpu, row_lines[i]);
+        if (rows[i].predicted()) print_lines(rows[i], gpu, row_lines[i], kTopLines, true);
+    } else {
+      bool any = false;
+      for (size_t i = first; i < rows.size(); ++i) any = any || (rows[i].predicted() && !rows[i].probe);
+      if (any)
+        std::printf("\n%s: where the cost is: the %zu source lines that hold most of each kernel's binding "
+                    "resource, counted on %s (--lines: more lines, the probes' and the bank conflicts')\n",
+                    name, kWhereCostLines, size_text(o.size).c_str());
+      for (size_t i = first; i < rows.size(); ++i)
+        if (rows[i].predicted() && !rows[i].probe) print_lines(rows[i], gpu, row_lines[i], kWhereCostLines, false);
     }
   }
   std::printf(

@@ -690,6 +690,24 @@ void poison_shared_memory() {
   if (g_dynamic_bytes) std::memset(g_dynamic_storage, kPoison, g_dynamic_bytes);
 }
 
+void schedule_block();
+
+// A failed block ends too: what its unfinished threads did happens before what follows the
+// launch, as what its finished threads did (each releases g_block_sync as it exits). Each
+// unfinished thread's fiber releases it here, in TSan's books only (no stack is switched).
+void end_failed_block() {
+#ifdef HISTO_SIM_TSAN
+  for (unsigned t = 0; t < g_threads && t < g_fibers.size(); ++t) {
+    Fiber& f = g_fibers[t];
+    if (f.state == State::exited || !f.tsan_fiber) continue;
+    __tsan_switch_to_fiber(f.tsan_fiber, __tsan_switch_to_fiber_no_sync);
+    __tsan_release(&g_block_sync);
+    __tsan_switch_to_fiber(g_scheduler_tsan, __tsan_switch_to_fiber_no_sync);
+  }
+  __tsan_acquire(&g_block_sync);
+#endif
+}
+
 void run_block() {
   IgnoreAccesses ignore;
   poison_shared_memory();
@@ -703,6 +721,19 @@ void run_block() {
                      g_dynamic_storage + g_dynamic_bytes);
   hb_release(&g_launch_sync);
   g_abandoned = true;  // until the block completes
+  try {
+    schedule_block();
+  } catch (...) {
+    end_failed_block();
+    throw;
+  }
+  hb_acquire(&g_block_sync);
+  g_abandoned = false;
+  trace::end_block();
+}
+
+// Runs the block's threads until every one has exited; throws where they cannot.
+void schedule_block() {
   for (;;) {
     bool ran = false;
     for (unsigned t = 0; t < g_threads; ++t)
@@ -734,9 +765,6 @@ void run_block() {
     }
     fail_stuck_block();
   }
-  hb_acquire(&g_block_sync);
-  g_abandoned = false;
-  trace::end_block();
 }
 
 }  // namespace

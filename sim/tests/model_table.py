@@ -22,6 +22,9 @@ Checked:
     the legend never calls 1 conflict-free
   - per line: the lines' counters (--lines-csv) add up to their kernel's, and --lines names the
     lines of each kernel's binding resource with shares that add up to at most 100%
+  - where the cost is (the output without --lines): every kernel with a prediction, and no probe,
+    gets its binding resource as the table names it and at most 3 lines, the first in its lab's
+    own .cu file, each with its count, shares in decreasing order adding up to at most 100%
 Exit 77 (skipped) where the counters are incomplete (a build without Clang)."""
 import argparse
 import csv
@@ -226,6 +229,41 @@ def check_lines(text, csv_rows, lines_csv, problems):
         problems.append(f"--lines names no line for {kernel}'s bank conflicts")
 
 
+def check_where_cost(text, found, problems):
+    """The default output's "where the cost is" blocks against its PREDICTED tables."""
+    for (kind, dataset), (_, _, rows) in sorted(found.items()):
+        if kind != "PREDICTED":
+            continue
+        part = re.search(rf"^{dataset}: where the cost is: the 3 source lines .*\n((?:.+\n)*)", text, re.M)
+        # (Where launch overhead binds, no line holds the time: a line says so instead.)
+        kernels = {k: c for k, c in rows.items() if c[1] != "-" and "/probe" not in k and k != "probe"
+                   and not c[3].startswith("launch overhead")}
+        if not part:
+            if kernels:
+                problems.append(f"{dataset}: no \"where the cost is\" block")
+            continue
+        blocks = {m.group(1): (m.group(2), m.group(3)) for m in
+                  re.finditer(r"^(\S+): binding resource (.+?), by line: .*\n((?:  .*\n)*)", part.group(1), re.M)}
+        if set(blocks) != set(kernels):
+            problems.append(f"{dataset}: \"where the cost is\" names {sorted(blocks)}, the kernels with a "
+                            f"prediction are {sorted(kernels)}")
+        for kernel, (binding, body) in blocks.items():
+            if kernel in kernels and not kernels[kernel][3].startswith(binding + ", "):
+                problems.append(f"{dataset} {kernel}: where the cost is: binding resource {binding}, the table "
+                                f"says {kernels[kernel][3]}")
+            lines = re.findall(r"^\s+([0-9.]+)%\s+(\S+?\.\w+):(\d+)\s+(\d+) ", body, re.M)
+            if not lines or len(lines) > 3:
+                problems.append(f"{dataset} {kernel}: where the cost is shows {len(lines)} lines, not 1 to 3:\n{body}")
+                continue
+            shares = [float(s) for s, *_ in lines]
+            if shares != sorted(shares, reverse=True) or sum(shares) > 100.5:
+                problems.append(f"{dataset} {kernel}: where the cost is: shares {shares} not decreasing or over 100%")
+            lab_file = re.compile(rf"lab{kernel[3:5]}_\w+\.cu$")
+            if not lab_file.match(lines[0][1]):
+                problems.append(f"{dataset} {kernel}: where the cost is: the top line is {lines[0][1]}:{lines[0][2]}, "
+                                f"not in lab{kernel[3:5]}'s .cu file")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("bench")
@@ -249,14 +287,15 @@ def main():
     big = size * 16
     text2 = run(args.bench, ["--size", args.size, "--predict-size", str(big), "--datasets", "uniform",
                              "--kernels", ",".join(one_per_lab)])
-    check_output(text2, size, big, False, problems)
+    found2 = check_output(text2, size, big, False, problems)
+    check_where_cost(text2, found2, problems)
 
     print(f"{len(kernels)} kernels of {len({k.split('/')[0] for k in kernels})} labs rendered")
     if problems:
         print("\n".join(problems))
         return 1
     print("the tables say what they show: wording, sizes, units, the probe row, the bounds, the "
-          "legend against every row, lines adding up")
+          "legend against every row, lines adding up, where the cost is")
     return 0
 
 
