@@ -3,6 +3,8 @@
 // default: a test builds it and expects the build to fail.
 #include <cuda_runtime.h>
 
+#include <cstdio>
+
 int host_side(int x) { return x + 1; }
 
 __device__ int device_side(int x) { return 2 * x; }
