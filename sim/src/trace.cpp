@@ -179,7 +179,8 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
 uint64_t g_plain = 0;  // plain accesses the hooks reported during this launch
 
 void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code) {
-  if (g_on) ++g_plain;
+  if (!g_on) return;  // nothing follows the launch: the hooks cost a call and this test
+  ++g_plain;
   record(address, bytes, kind, code, false, true);
 }
 
@@ -332,12 +333,14 @@ void end_launch() {
 // ---- The hooks ----------------------------------------------------------------------------------
 namespace histo_sim {
 void trace_atomic(const void* address, unsigned bytes, bool adds_one) {
+  if (!trace::g_on) return;
   trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::atomic,
                 reinterpret_cast<uintptr_t>(__builtin_return_address(0)), adds_one);
 }
 void traced_load(const void* address, void* out, unsigned bytes) {
-  trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::load,
-                reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+  if (trace::g_on)
+    trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::load,
+                  reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
   // One access, performed inline: a call to memcpy would be counted again (record_bytes).
   switch (bytes) {
     case 1: __builtin_memcpy(out, address, 1); break;
