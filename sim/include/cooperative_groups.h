@@ -26,8 +26,8 @@ namespace details {
 template <typename T>
 struct always_false : std::false_type {};
 
-inline unsigned lane() { return ::histo_sim::g_current->lane; }
-inline unsigned block_rank() { return ::histo_sim::g_current->linear; }
+inline unsigned lane() { return ::histo_sim::current_thread().lane; }
+inline unsigned block_rank() { return ::histo_sim::current_thread().linear; }
 inline unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
 
 // One shuffle of any trivially copyable value: 8 bytes at a time, as many collectives as it

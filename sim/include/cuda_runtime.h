@@ -393,24 +393,33 @@ struct ThreadView {
   unsigned lane;
   unsigned linear;  // thread index within the block
 };
-extern ThreadView* g_current;  // the running thread's view (only the device thread uses it)
+// The running thread's view on this host thread, null outside a kernel. An out-of-line call,
+// so that the traced sources never load the simulator's own thread-local state (its loads
+// would be seen as shared-memory accesses): `const`, so a kernel asks once.
+HISTO_SIM_DEVICE_API const ThreadView* running_thread() __attribute__((const));
 // Device intrinsics, warp collectives, __syncthreads() and threadIdx are device code: nvcc does
 // not compile them in host code (a __host__ __device__ function called on the CPU included).
 // Here all code is host code, so a call is checked where it runs: outside a kernel it throws,
 // naming the intrinsic (and saying why an #ifdef __CUDA_ARCH__ branch may have run it).
 [[noreturn]] HISTO_SIM_DEVICE_API void device_only_on_host(const char* intrinsic);
-extern uint3 g_block_idx;
+HISTO_SIM_DEVICE_API uint3 block_index() __attribute__((const));  // the running block's
 extern dim3 g_block_dim;
 extern dim3 g_grid_dim;
-// The block's dynamic shared memory: one fixed buffer (blocks run one at a time), as large as
-// the largest any GPU shape allows a block, so an extern __shared__ array declared at file scope
-// has a fixed address too. g_dynamic_shared points at it during a launch that has any.
+// The block's dynamic shared memory, as large as the largest any GPU shape allows a block: one
+// fixed buffer while blocks run one at a time, one per host thread while they run on several
+// (device.cpp). An extern __shared__ array declared at file scope takes the fixed buffer's
+// address once, so a program that has one runs its blocks one at a time.
 constexpr size_t kDynamicSharedCapacity = 232448;
 extern unsigned char g_dynamic_storage[kDynamicSharedCapacity];
-extern unsigned char* g_dynamic_shared;
+HISTO_SIM_DEVICE_API unsigned char* dynamic_shared_base() __attribute__((const));
+HISTO_SIM_DEVICE_API unsigned char* file_scope_dynamic_shared();
 template <typename T>
 HISTO_SIM_DEVICE_API inline T* dynamic_shared() {
-  return reinterpret_cast<T*>(g_dynamic_storage);
+  return reinterpret_cast<T*>(dynamic_shared_base());
+}
+template <typename T>
+HISTO_SIM_DEVICE_API inline T* dynamic_shared_at_file_scope() {
+  return reinterpret_cast<T*>(file_scope_dynamic_shared());
 }
 
 // Blocks the calling thread at a block-wide barrier (file:line name it in reports).
@@ -516,12 +525,13 @@ namespace histo_sim {
 // The running CUDA thread; outside a kernel, an error naming threadIdx (a __host__ __device__
 // function's device branch run by host code: see device_only_on_host).
 inline const ThreadView& current_thread() {
-  if (!g_current) device_only_on_host("threadIdx");
-  return *g_current;
+  const ThreadView* current = running_thread();
+  if (!current) device_only_on_host("threadIdx");
+  return *current;
 }
 }  // namespace histo_sim
 #define threadIdx (::histo_sim::current_thread().thread_idx)
-#define blockIdx (::histo_sim::g_block_idx)
+#define blockIdx (::histo_sim::block_index())
 #define blockDim (::histo_sim::g_block_dim)
 #define gridDim (::histo_sim::g_grid_dim)
 constexpr int warpSize = 32;
@@ -654,7 +664,7 @@ inline T __ldg(const T* p) {
 }
 // The bit intrinsics are device functions: checked where they run (device_only_on_host).
 #define HISTO_SIM_DEVICE_ONLY(name) \
-  (::histo_sim::g_current ? (void)0 : ::histo_sim::device_only_on_host(name))
+  (::histo_sim::running_thread() ? (void)0 : ::histo_sim::device_only_on_host(name))
 inline int __popc(unsigned x) { HISTO_SIM_DEVICE_ONLY("__popc"); return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { HISTO_SIM_DEVICE_ONLY("__popcll"); return __builtin_popcountll(x); }
 inline int __ffs(int x) { HISTO_SIM_DEVICE_ONLY("__ffs"); return __builtin_ffs(x); }

@@ -2,16 +2,21 @@
 //
 // Protocol. Launches are handed to one "device" OS thread and run to completion before the
 // launch returns (so every stream is trivially in order). The device thread runs the grid's
-// blocks one after another. Each CUDA thread of a block is a fiber (ucontext) with its own
-// stack; a fiber runs until it blocks: at __syncthreads(), at a warp-collective intrinsic, or by
+// blocks one after another while anything follows the launch access by access (a hazard check,
+// the counters) or a program's extern __shared__ array at file scope holds the one dynamic
+// shared buffer's address; otherwise blocks run on several host threads at once (workers: the
+// device thread and helpers, HISTO_SIM_THREADS, default every core), each taking the next block
+// of the grid, as a GPU's SMs do. Each worker has its own fibers, its own copy of every __shared__
+// array (thread_local) and its own dynamic shared buffer. Each CUDA thread of a block is a fiber
+// (ucontext) with its own stack; a fiber runs until it blocks: at __syncthreads(), at a warp-collective intrinsic, or by
 // returning. When no fiber can run, the scheduler resolves what it can:
 //   1. warp collectives: a lane waits until every lane its mask names waits at the same kind of
 //      collective with the same mask (__activemask: the lanes that wait at that same line);
 //   2. the block barrier: when every thread of the block waits at __syncthreads on one line;
 //   3. otherwise nothing can ever move again: a deadlock or a divergent barrier. The launch
 //      fails with a sentence naming the block, the threads and the source lines.
-// __shared__ arrays are thread_local on the device thread (one block at a time shares them);
-// before every block their whole TLS block is poisoned, and so is the dynamic shared memory,
+// __shared__ arrays are thread_local on the worker (one block at a time shares them); before
+// every block its whole TLS block is poisoned, and so is the dynamic shared memory,
 // so a kernel that reads shared memory it never wrote counts garbage, as on a GPU.
 //
 // ThreadSanitizer (preset sim-tsan): each CUDA thread is a TSan fiber, switched without
@@ -31,12 +36,14 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <pthread.h>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -108,11 +115,13 @@ namespace histo_sim {
 ThreadView* g_current = nullptr;
 unsigned g_sampled_blocks = 0;  // 0: every block runs
 void set_sampled_blocks(unsigned blocks) { g_sampled_blocks = blocks; }
-uint3 g_block_idx{0, 0, 0};
 dim3 g_block_dim{1, 1, 1};
 dim3 g_grid_dim{1, 1, 1};
-unsigned char* g_dynamic_shared = nullptr;
 alignas(1024) unsigned char g_dynamic_storage[kDynamicSharedCapacity];
+namespace {
+std::atomic<bool> g_fixed_dynamic_shared{false};  // an extern __shared__ array at file scope
+std::atomic<unsigned> g_last_host_threads{0};
+}  // namespace
 
 namespace {
 
@@ -145,7 +154,10 @@ void hb_acquire(void* addr) {
 
 enum class State { runnable, at_barrier, at_warp, exited };
 
+struct Worker;
+
 struct Fiber {
+  Worker* worker = nullptr;
   ThreadView view{};
   unsigned linear = 0;
   ucontext_t context{};
@@ -175,24 +187,56 @@ constexpr size_t kStackBytes = size_t(512) << 10;  // instrumented frames are la
 constexpr size_t kStackBytes = size_t(128) << 10;
 #endif
 
-// ---- State of the running launch (device thread only) ---------------------------------------
-ucontext_t g_scheduler_context;
-void* g_scheduler_sp = nullptr;
-void* g_scheduler_tsan = nullptr;
-const void* g_scheduler_stack_bottom = nullptr;
-size_t g_scheduler_stack_size = 0;
-std::deque<Fiber> g_fibers;  // a deque: a parked fiber's Fiber never moves
-std::vector<Fiber*> g_block;  // g_block[t] = &g_fibers[t] for the running launch's threads
+struct IllegalAccess {
+  bool seen = false;
+  uintptr_t pc = 0, address = 0;
+  bool write = false, write_known = false;
+  unsigned thread = 0;
+};
+
+// ---- A host thread that runs blocks: the device thread, or a helper ---------------------------
+// Found through a pthread key, not a thread_local: the executable's TLS block is the blocks'
+// static shared memory (its layout and size are what the counters and reports see).
+struct Worker {
+  bool device = false;  // the device thread (the only one that runs blocks one at a time)
+  ucontext_t scheduler_context;
+  void* scheduler_sp = nullptr;
+  void* scheduler_tsan = nullptr;
+  const void* scheduler_stack_bottom = nullptr;
+  size_t scheduler_stack_size = 0;
+  std::deque<Fiber> fibers;  // a deque: a parked fiber's Fiber never moves
+  std::vector<Fiber*> block;  // block[t] = &fibers[t] for the running launch's threads
+  bool abandoned = false;  // fibers left mid-kernel by a failed block: their contexts are reset
+  Fiber* running = nullptr;  // the fiber switched to last
+  ThreadView* current = nullptr;  // its view while it runs
+  uint3 block_idx{0, 0, 0};
+  IllegalAccess illegal;  // set by the worker's own fault
+  // The worker's TLS block of the executable: every __shared__ array lives in it.
+  unsigned char* tls_lo = nullptr;
+  unsigned char* tls_hi = nullptr;
+  // A helper's dynamic shared memory, 1 KiB aligned as g_dynamic_storage (the device thread's).
+  std::vector<unsigned char> dynamic_buffer;
+  unsigned char* dynamic = nullptr;
+  unsigned char* dynamic_shared() { return dynamic ? dynamic : g_dynamic_storage; }
+};
+
+pthread_key_t worker_key() {
+  static const pthread_key_t key = [] {
+    pthread_key_t k;
+    if (pthread_key_create(&k, nullptr) != 0) std::abort();
+    return k;
+  }();
+  return key;
+}
+Worker* this_worker() { return static_cast<Worker*>(pthread_getspecific(worker_key())); }
+
+// ---- State of the running launch (set before its blocks run) --------------------------------
 unsigned g_threads = 0;  // threads per block of the running launch
 ThreadBody g_body = nullptr;
 void* g_closure = nullptr;
-bool g_abandoned = false;  // fibers left mid-kernel by a failed block: their contexts are reset
-size_t g_dynamic_bytes = 0;  // the running launch's dynamic shared memory (g_dynamic_storage)
+size_t g_dynamic_bytes = 0;  // the running launch's dynamic shared memory
 
 constexpr unsigned char kPoison = 0xA5;
-// The device thread's TLS block of the executable: every __shared__ array lives in it.
-unsigned char* g_tls_lo = nullptr;
-unsigned char* g_tls_hi = nullptr;
 
 [[noreturn]] void fiber_entry();
 
@@ -225,12 +269,13 @@ void reset_fiber(Fiber& f) {
 #endif
 }
 
-Fiber* g_running = nullptr;  // the fiber switched to last
-Fiber& current_fiber() { return *g_running; }
+Fiber& current_fiber() { return *this_worker()->running; }
 
 void switch_to(Fiber& f) {
-  g_current = &f.view;
-  g_running = &f;
+  Worker& w = *f.worker;
+  w.current = &f.view;
+  w.running = &f;
+  if (w.device) g_current = &f.view;
 #ifdef HISTO_SIM_TSAN
   __tsan_switch_to_fiber(f.tsan_fiber, __tsan_switch_to_fiber_no_sync);
 #endif
@@ -239,40 +284,45 @@ void switch_to(Fiber& f) {
   __sanitizer_start_switch_fiber(&fake, f.stack, f.stack_bytes);
 #endif
 #ifdef HISTO_SIM_ASM_SWITCH
-  histo_sim_switch(&g_scheduler_sp, f.sp);
+  histo_sim_switch(&w.scheduler_sp, f.sp);
 #else
-  swapcontext(&g_scheduler_context, &f.context);
+  swapcontext(&w.scheduler_context, &f.context);
 #endif
 #ifdef HISTO_SIM_ASAN
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
-  g_current = nullptr;
-  g_running = nullptr;
+  w.current = nullptr;
+  w.running = nullptr;
+  if (w.device) g_current = nullptr;
 }
 
 // From a fiber back to the scheduler; returns when the scheduler resumes this fiber.
 void yield_to_scheduler(Fiber& f) {
+  Worker& w = *f.worker;
 #ifdef HISTO_SIM_TSAN
-  __tsan_switch_to_fiber(g_scheduler_tsan, __tsan_switch_to_fiber_no_sync);
+  __tsan_switch_to_fiber(w.scheduler_tsan, __tsan_switch_to_fiber_no_sync);
 #endif
 #ifdef HISTO_SIM_ASAN
   __sanitizer_start_switch_fiber(f.state == State::exited ? nullptr : &f.asan_fake_stack,
-                                 g_scheduler_stack_bottom, g_scheduler_stack_size);
+                                 w.scheduler_stack_bottom, w.scheduler_stack_size);
 #endif
 #ifdef HISTO_SIM_ASM_SWITCH
-  histo_sim_switch(&f.sp, g_scheduler_sp);
+  histo_sim_switch(&f.sp, w.scheduler_sp);
 #else
-  swapcontext(&f.context, &g_scheduler_context);
+  swapcontext(&f.context, &w.scheduler_context);
 #endif
 #ifdef HISTO_SIM_ASAN
-  __sanitizer_finish_switch_fiber(f.asan_fake_stack, &g_scheduler_stack_bottom,
-                                  &g_scheduler_stack_size);
+  __sanitizer_finish_switch_fiber(f.asan_fake_stack, &w.scheduler_stack_bottom,
+                                  &w.scheduler_stack_size);
 #endif
 }
 
 [[noreturn]] void fiber_entry() {
 #ifdef HISTO_SIM_ASAN
-  __sanitizer_finish_switch_fiber(nullptr, &g_scheduler_stack_bottom, &g_scheduler_stack_size);
+  {
+    Worker& w = *this_worker();
+    __sanitizer_finish_switch_fiber(nullptr, &w.scheduler_stack_bottom, &w.scheduler_stack_size);
+  }
 #endif
   for (;;) {
     Fiber& f = current_fiber();
@@ -357,7 +407,8 @@ std::string where(const Fiber& f) {
 // Threads grouped by what they are doing, for a deadlock report.
 std::string describe_block_state() {
   std::map<std::string, std::vector<unsigned>> groups;
-  for (unsigned t = 0; t < g_threads; ++t) groups[where(g_fibers[t])].push_back(t);
+  const Worker& w = *this_worker();
+  for (unsigned t = 0; t < g_threads; ++t) groups[where(w.fibers[t])].push_back(t);
   std::ostringstream out;
   for (const auto& [what, ids] : groups)
     out << "\n    thread" << (ids.size() > 1 ? "s " : " ") << describe_threads(ids) << ": " << what;
@@ -381,7 +432,8 @@ std::string dims(dim3 d) {
 
 [[noreturn]] void fail_block(const std::string& headline, const std::string& cause) {
   std::ostringstream out;
-  out << "CPU simulator: kernel " << kernel_name(g_kernel) << ", block (" << g_block_idx.x << "," << g_block_idx.y << "," << g_block_idx.z
+  const uint3 b = this_worker()->block_idx;
+  out << "CPU simulator: kernel " << kernel_name(g_kernel) << ", block (" << b.x << "," << b.y << "," << b.z
       << ") of grid " << dims(g_grid_dim) << " x block " << dims(g_block_dim) << ": " << headline << ":"
       << describe_block_state() << "\n  " << cause;
   throw LaunchFailure{out.str()};
@@ -396,13 +448,6 @@ std::string dims(dim3 d) {
 #if !defined(HISTO_SIM_TSAN) && !defined(HISTO_SIM_ASAN) && (defined(__x86_64__) || defined(__aarch64__))
 #define HISTO_SIM_CATCH_FAULTS 1
 #endif
-struct IllegalAccess {
-  bool seen = false;
-  uintptr_t pc = 0, address = 0;
-  bool write = false, write_known = false;
-  unsigned thread = 0;
-};
-IllegalAccess g_illegal;  // set on the device thread by its own fault
 struct sigaction g_previous_segv;
 
 [[noreturn]] void after_illegal_access() {
@@ -415,32 +460,34 @@ struct sigaction g_previous_segv;
 #ifdef HISTO_SIM_CATCH_FAULTS
 void on_kernel_fault(int signal, siginfo_t* info, void* context) {
   auto* uc = static_cast<ucontext_t*>(context);
-  const Fiber* f = g_running;
+  Worker* w = this_worker();
+  const Fiber* f = w ? w->running : nullptr;
 #if defined(__x86_64__)
   greg_t* r = uc->uc_mcontext.gregs;
   const uintptr_t sp = uintptr_t(r[REG_RSP]);
 #else
   const uintptr_t sp = uintptr_t(uc->uc_mcontext.sp);
 #endif
-  if (!f || g_illegal.seen || sp < uintptr_t(f->stack) || sp >= uintptr_t(f->stack) + f->stack_bytes) {
+  if (!f || w->illegal.seen || sp < uintptr_t(f->stack) || sp >= uintptr_t(f->stack) + f->stack_bytes) {
     sigaction(signal, &g_previous_segv, nullptr);  // not a kernel's access: retried there
     return;
   }
-  g_illegal.seen = true;
-  g_illegal.address = uintptr_t(info->si_addr);
-  g_illegal.thread = f->linear;
+  IllegalAccess& illegal = w->illegal;
+  illegal.seen = true;
+  illegal.address = uintptr_t(info->si_addr);
+  illegal.thread = f->linear;
   // The fiber goes on in after_illegal_access, below its red zone, 16-byte aligned as at a call.
   uintptr_t top = (sp - 256) & ~uintptr_t(15);
 #if defined(__x86_64__)
-  g_illegal.pc = uintptr_t(r[REG_RIP]);
-  g_illegal.write = (r[REG_ERR] & 2) != 0;
-  g_illegal.write_known = true;
+  illegal.pc = uintptr_t(r[REG_RIP]);
+  illegal.write = (r[REG_ERR] & 2) != 0;
+  illegal.write_known = true;
   top -= sizeof(void*);
   *reinterpret_cast<uintptr_t*>(top) = 0;  // its return address: it never returns
   r[REG_RSP] = greg_t(top);
   r[REG_RIP] = greg_t(reinterpret_cast<uintptr_t>(&after_illegal_access));
 #else
-  g_illegal.pc = uintptr_t(uc->uc_mcontext.pc);
+  illegal.pc = uintptr_t(uc->uc_mcontext.pc);
   uc->uc_mcontext.sp = top;
   uc->uc_mcontext.regs[30] = 0;
   uc->uc_mcontext.pc = reinterpret_cast<uintptr_t>(&after_illegal_access);
@@ -464,12 +511,14 @@ struct KernelFaults {
 };
 
 [[noreturn]] void fail_illegal_address() {
-  const IllegalAccess a = g_illegal;
-  g_illegal = IllegalAccess{};
+  Worker& w = *this_worker();
+  const IllegalAccess a = w.illegal;
+  w.illegal = IllegalAccess{};
+  const uint3 b = w.block_idx;
   std::ostringstream out;
   const std::string line = source_line(a.pc);  // "?" without line tables
   out << "CPU simulator: kernel " << kernel_name(g_kernel) << (line == "?" ? "" : ", " + line) << ": block ("
-      << g_block_idx.x << "," << g_block_idx.y << "," << g_block_idx.z << ") thread " << a.thread << " "
+      << b.x << "," << b.y << "," << b.z << ") thread " << a.thread << " "
       << (!a.write_known ? "accesses" : a.write ? "writes" : "reads") << " address 0x" << std::hex
       << a.address << std::dec;
   const std::vector<DeviceRange> ranges = device_ranges();
@@ -574,10 +623,10 @@ uint64_t collective_result(const Fiber& f, Fiber* const* warp, unsigned members)
 }
 
 // Resolves every warp collective that can complete now; true when one did.
-bool resolve_warps() {
+bool resolve_warps(Worker& worker) {
   bool progress = false;
   for (unsigned first = 0; first < g_threads; first += 32) {
-    Fiber* const* warp = &g_block[first];
+    Fiber* const* warp = &worker.block[first];
     const unsigned lanes = std::min(32u, g_threads - first);
     // __activemask: the lanes waiting at the same line.
     for (unsigned i = 0; i < lanes; ++i) {
@@ -627,14 +676,14 @@ bool resolve_warps() {
 
 // Explains why nothing can move: a lane a collective waits for has left or waits elsewhere, or
 // the block's threads wait at different barriers, or some returned before a barrier.
-[[noreturn]] void fail_stuck_block() {
+[[noreturn]] void fail_stuck_block(const Worker& w) {
   for (unsigned t = 0; t < g_threads; ++t) {
-    const Fiber& f = g_fibers[t];
+    const Fiber& f = w.fibers[t];
     if (f.state != State::at_warp) continue;
     const unsigned first = t - f.view.lane;
     for (unsigned j = 0; j < 32 && first + j < g_threads; ++j) {
       if (!(f.mask >> j & 1u)) continue;
-      const Fiber& other = g_fibers[first + j];
+      const Fiber& other = w.fibers[first + j];
       if (other.state == State::exited)
         fail_block(std::string(op_name(f.op)) + " waits for a lane that has returned",
                    "thread " + std::to_string(f.linear) + " names lane " + std::to_string(j) +
@@ -654,20 +703,21 @@ bool resolve_warps() {
              "behaviour on a GPU).");
 }
 
-void poison_shared_memory() {
-  // The device thread's TLS block of the executable holds every __shared__ array.
-  if (!g_tls_lo)
+void poison_shared_memory(Worker& w) {
+  // The worker's TLS block of the executable holds every __shared__ array.
+  if (!w.tls_lo)
     dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void*) -> int {
+        [](dl_phdr_info* info, size_t, void* data) -> int {
           if (info->dlpi_name && info->dlpi_name[0]) return 0;  // the executable comes first
+          Worker& w = *static_cast<Worker*>(data);
           for (int i = 0; i < info->dlpi_phnum; ++i)
             if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data) {
-              g_tls_lo = static_cast<unsigned char*>(info->dlpi_tls_data);
-              g_tls_hi = g_tls_lo + info->dlpi_phdr[i].p_memsz;
+              w.tls_lo = static_cast<unsigned char*>(info->dlpi_tls_data);
+              w.tls_hi = w.tls_lo + info->dlpi_phdr[i].p_memsz;
             }
           return 1;
         },
-        nullptr);
+        &w);
   // All of it but a sanitizer runtime's own thread state, which the same block holds in a
   // sanitizer build (poisoning ThreadSanitizer's crashed every launch). A stripped executable
   // does not say where that state is: under a sanitizer the block is then left as it is.
@@ -677,78 +727,86 @@ void poison_shared_memory() {
 #else
   const bool safe = true;
 #endif
-  if (g_tls_lo && safe) {
+  if (w.tls_lo && safe) {
     uint64_t from = 0;
-    const uint64_t size = uint64_t(g_tls_hi - g_tls_lo);
+    const uint64_t size = uint64_t(w.tls_hi - w.tls_lo);
     for (const auto& [begin, end] : layout.runtime) {
-      if (begin > from) std::memset(g_tls_lo + from, kPoison, std::min(begin, size) - from);
+      if (begin > from) std::memset(w.tls_lo + from, kPoison, std::min(begin, size) - from);
       from = std::max(from, end);
       if (from >= size) break;
     }
-    if (from < size) std::memset(g_tls_lo + from, kPoison, size - from);
+    if (from < size) std::memset(w.tls_lo + from, kPoison, size - from);
   }
-  if (g_dynamic_bytes) std::memset(g_dynamic_storage, kPoison, g_dynamic_bytes);
+  if (g_dynamic_bytes) std::memset(w.dynamic_shared(), kPoison, g_dynamic_bytes);
 }
 
-void schedule_block();
+void schedule_block(Worker& w, bool traced);
 
 // A failed block ends too: what its unfinished threads did happens before what follows the
 // launch, as what its finished threads did (each releases g_block_sync as it exits). Each
 // unfinished thread's fiber releases it here, in TSan's books only (no stack is switched).
-void end_failed_block() {
+void end_failed_block(Worker& w) {
 #ifdef HISTO_SIM_TSAN
-  for (unsigned t = 0; t < g_threads && t < g_fibers.size(); ++t) {
-    Fiber& f = g_fibers[t];
+  for (unsigned t = 0; t < g_threads && t < w.fibers.size(); ++t) {
+    Fiber& f = w.fibers[t];
     if (f.state == State::exited || !f.tsan_fiber) continue;
     __tsan_switch_to_fiber(f.tsan_fiber, __tsan_switch_to_fiber_no_sync);
     __tsan_release(&g_block_sync);
-    __tsan_switch_to_fiber(g_scheduler_tsan, __tsan_switch_to_fiber_no_sync);
+    __tsan_switch_to_fiber(w.scheduler_tsan, __tsan_switch_to_fiber_no_sync);
   }
   __tsan_acquire(&g_block_sync);
+#else
+  (void)w;
 #endif
 }
 
-void run_block() {
+// Runs the block w.block_idx on worker w; `traced`: the access trace follows it (one block at a
+// time, on the device thread).
+void run_block(Worker& w, bool traced) {
   IgnoreAccesses ignore;
-  poison_shared_memory();
-  if (g_abandoned) {
-    for (unsigned t = 0; t < g_fibers.size(); ++t) reset_fiber(g_fibers[t]);
-    g_abandoned = false;
+  poison_shared_memory(w);
+  if (w.abandoned) {
+    for (unsigned t = 0; t < w.fibers.size(); ++t) reset_fiber(w.fibers[t]);
+    w.abandoned = false;
   }
-  for (unsigned t = 0; t < g_threads; ++t) g_fibers[t].state = State::runnable;
-  const unsigned block = g_block_idx.x + g_grid_dim.x * (g_block_idx.y + g_grid_dim.y * g_block_idx.z);
-  trace::begin_block(block, g_threads, g_tls_lo, g_tls_hi, g_dynamic_storage,
-                     g_dynamic_storage + g_dynamic_bytes);
+  std::deque<Fiber>& fibers = w.fibers;
+  for (unsigned t = 0; t < g_threads; ++t) fibers[t].state = State::runnable;
+  const uint3 b = w.block_idx;
+  const unsigned block = b.x + g_grid_dim.x * (b.y + g_grid_dim.y * b.z);
+  if (traced)
+    trace::begin_block(block, g_threads, w.tls_lo, w.tls_hi, g_dynamic_storage,
+                       g_dynamic_storage + g_dynamic_bytes);
   hb_release(&g_launch_sync);
-  g_abandoned = true;  // until the block completes
+  w.abandoned = true;  // until the block completes
   try {
-    schedule_block();
+    schedule_block(w, traced);
   } catch (...) {
-    end_failed_block();
+    end_failed_block(w);
     throw;
   }
   hb_acquire(&g_block_sync);
-  g_abandoned = false;
-  trace::end_block();
+  w.abandoned = false;
+  if (traced) trace::end_block();
 }
 
 // Runs the block's threads until every one has exited; throws where they cannot.
-void schedule_block() {
+void schedule_block(Worker& w, bool traced) {
+  std::deque<Fiber>& fibers = w.fibers;
   for (;;) {
     bool ran = false;
     for (unsigned t = 0; t < g_threads; ++t)
-      if (g_fibers[t].state == State::runnable) {
-        switch_to(g_fibers[t]);
+      if (fibers[t].state == State::runnable) {
+        switch_to(fibers[t]);
         ran = true;
-        if (g_illegal.seen) fail_illegal_address();
+        if (w.illegal.seen) fail_illegal_address();
       }
     if (ran) continue;
-    if (resolve_warps()) continue;
+    if (resolve_warps(w)) continue;
     unsigned waiting = 0, exited = 0;
     const Fiber* first_waiting = nullptr;
     bool same_line = true;
     for (unsigned t = 0; t < g_threads; ++t) {
-      const Fiber& f = g_fibers[t];
+      const Fiber& f = fibers[t];
       if (f.state == State::exited) {
         ++exited;
       } else if (f.state == State::at_barrier) {
@@ -759,19 +817,41 @@ void schedule_block() {
     }
     if (exited == g_threads) break;
     if (waiting == g_threads && same_line) {
-      for (unsigned t = 0; t < g_threads; ++t) g_fibers[t].state = State::runnable;
-      trace::barrier_released();
+      for (unsigned t = 0; t < g_threads; ++t) fibers[t].state = State::runnable;
+      if (traced) trace::barrier_released();
       continue;
     }
-    fail_stuck_block();
+    fail_stuck_block(w);
   }
 }
 
 }  // namespace
 
 // ---- Called by kernel code ----------------------------------------------------------------------
+const ThreadView* running_thread() {
+  const Worker* w = this_worker();
+  return w ? w->current : nullptr;
+}
+
+uint3 block_index() {
+  const Worker* w = this_worker();
+  return w ? w->block_idx : uint3{0, 0, 0};
+}
+
+unsigned char* dynamic_shared_base() {
+  Worker* w = this_worker();
+  return w ? w->dynamic_shared() : g_dynamic_storage;
+}
+
+unsigned char* file_scope_dynamic_shared() {
+  g_fixed_dynamic_shared = true;
+  return g_dynamic_storage;
+}
+
+unsigned last_launch_host_threads() { return g_last_host_threads; }
+
 void syncthreads(const char* file, int line) {
-  if (!g_current)
+  if (!running_thread())
     device_only_on_host(("__syncthreads() (" + base_name(file) + ":" + std::to_string(line) + ")").c_str());
   Fiber& f = current_fiber();
   {
@@ -801,7 +881,7 @@ void device_only_on_host(const char* intrinsic) {
 
 uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int width,
                          const char* file, int line) {
-  if (!g_current)
+  if (!running_thread())
     device_only_on_host((op_name(op) + (" (" + base_name(file) + ":" + std::to_string(line) + ")")).c_str());
   Fiber& f = current_fiber();
   {
@@ -826,7 +906,7 @@ uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int 
   return f.result;
 }
 
-// ---- The device thread and launches ------------------------------------------------------------
+// ---- The device thread, its helpers, and launches ----------------------------------------------
 namespace {
 
 struct Job {
@@ -855,8 +935,11 @@ class DeviceThread {
 
  private:
   void loop() {
+    Worker worker;
+    worker.device = true;
+    pthread_setspecific(worker_key(), &worker);
 #ifdef HISTO_SIM_TSAN
-    g_scheduler_tsan = __tsan_get_current_fiber();
+    worker.scheduler_tsan = __tsan_get_current_fiber();
 #endif
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
@@ -878,6 +961,118 @@ class DeviceThread {
 DeviceThread& device_thread() {
   static DeviceThread device;
   return device;
+}
+
+// Host threads beside the device thread that run a launch's blocks with it: run() has `helpers`
+// of them and the calling thread (on `own`) each run `work` on its own Worker, and returns when
+// every one has returned.
+class Helpers {
+ public:
+  ~Helpers() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  void run(unsigned helpers, const std::function<void(Worker&)>& work, Worker& own) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      while (threads_.size() < helpers) {
+        const unsigned index = unsigned(threads_.size());
+        threads_.emplace_back([this, index, seen = generation_] { loop(index, seen); });
+      }
+      work_ = &work;
+      asked_ = helpers;
+      running_ = helpers;
+      ++generation_;
+    }
+    wake_.notify_all();
+    work(own);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return running_ == 0; });
+    work_ = nullptr;
+  }
+
+ private:
+  // `seen`: the generation before the one it was made for.
+  void loop(unsigned index, uint64_t seen) {
+    Worker worker;
+    pthread_setspecific(worker_key(), &worker);
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      if (index >= asked_) continue;
+      const std::function<void(Worker&)>* work = work_;
+      lock.unlock();
+      (*work)(worker);
+      lock.lock();
+      if (--running_ == 0) done_.notify_all();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> threads_;
+  const std::function<void(Worker&)>* work_ = nullptr;
+  unsigned asked_ = 0, running_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+Helpers& helpers() {
+  static Helpers pool;
+  return pool;
+}
+
+// Host threads to run a launch's `runs` blocks on: 1 while the trace follows the launch (a
+// hazard check, the counters: they see one block at a time, access by access), under a
+// sanitizer (its fibers are the device thread's), in a grading build (its verdicts do not
+// depend on the host), or where a file-scope extern __shared__ array holds the one dynamic
+// buffer's address; otherwise HISTO_SIM_THREADS, or every core of the host.
+unsigned host_threads(uint64_t runs) {
+#if defined(HISTO_SIM_TSAN) || defined(HISTO_SIM_ASAN) || defined(HISTO_SIM_HAZARDS_ALWAYS)
+  (void)runs;
+  return 1;
+#else
+  if (trace::active() || g_fixed_dynamic_shared || runs < 2) return 1;
+  uint64_t n = std::max(1u, std::thread::hardware_concurrency());
+  if (const char* env = std::getenv("HISTO_SIM_THREADS")) {
+    char* end = nullptr;
+    const unsigned long asked = std::strtoul(env, &end, 10);
+    if (end != env && *end == '\0' && asked >= 1) n = std::min<unsigned long>(asked, 1024);
+  }
+  return unsigned(std::min(n, runs));
+#endif
+}
+
+// Makes worker w ready for the running launch: fibers for its threads, its dynamic buffer.
+void prepare(Worker& w, dim3 block) {
+  while (w.fibers.size() < g_threads) {
+    w.fibers.emplace_back();
+    w.fibers.back().worker = &w;
+    reset_fiber(w.fibers.back());
+  }
+  w.block.resize(g_threads);
+  for (unsigned t = 0; t < g_threads; ++t) {
+    Fiber& f = w.fibers[t];
+    w.block[t] = &f;
+    f.linear = t;
+    f.view.thread_idx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+    f.view.lane = t % 32;
+    f.view.linear = t;
+  }
+  if (!w.device && g_dynamic_bytes && !w.dynamic) {
+    w.dynamic_buffer.resize(kDynamicSharedCapacity + 1024);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(w.dynamic_buffer.data());
+    w.dynamic = w.dynamic_buffer.data() + ((1024 - a % 1024) % 1024);
+  }
+}
+
+uint3 block_at(uint64_t b, dim3 grid) {
+  return uint3{unsigned(b % grid.x), unsigned(b / grid.x % grid.y), unsigned(b / (uint64_t(grid.x) * grid.y))};
 }
 
 }  // namespace
@@ -918,6 +1113,7 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
   const KernelFaults faults;
   device_thread().run([&] {
     IgnoreAccesses ignore;
+    Worker& device = *this_worker();
     g_kernel = kernel;
     g_grid_dim = grid;
     g_block_dim = block;
@@ -925,33 +1121,50 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
     g_body = body;
     g_closure = closure;
     g_dynamic_bytes = dynamic_shared;
-    g_dynamic_shared = dynamic_shared ? g_dynamic_storage : nullptr;
-    while (g_fibers.size() < threads) {
-      g_fibers.emplace_back();
-      reset_fiber(g_fibers.back());
-    }
-    g_block.resize(g_threads);
-    for (unsigned t = 0; t < g_threads; ++t) {
-      Fiber& f = g_fibers[t];
-      g_block[t] = &f;
-      f.linear = t;
-      f.view.thread_idx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
-      f.view.lane = t % 32;
-      f.view.linear = t;
-    }
+    prepare(device, block);
     trace::begin_launch(kernel, unsigned(blocks), g_threads);
-    try {
-      // Sampled: `g_sampled_blocks` blocks evenly spaced over the grid, the first included.
-      const uint64_t runs = g_sampled_blocks && g_sampled_blocks < blocks ? g_sampled_blocks : blocks;
-      for (uint64_t i = 0; i < runs; ++i) {
-        const uint64_t b = runs == blocks ? i : i * blocks / runs;
-        g_block_idx = uint3{unsigned(b % grid.x), unsigned(b / grid.x % grid.y),
-                            unsigned(b / (uint64_t(grid.x) * grid.y))};
-        run_block();
+    // Sampled: `g_sampled_blocks` blocks evenly spaced over the grid, the first included.
+    const uint64_t runs = g_sampled_blocks && g_sampled_blocks < blocks ? g_sampled_blocks : blocks;
+    const unsigned hosts = host_threads(runs);
+    g_last_host_threads = hosts;
+    if (hosts == 1) {
+      try {
+        for (uint64_t i = 0; i < runs; ++i) {
+          device.block_idx = block_at(runs == blocks ? i : i * blocks / runs, grid);
+          run_block(device, true);
+        }
+      } catch (const LaunchFailure& f) {
+        failure = f.message;
+        code = f.code;
       }
-    } catch (const LaunchFailure& f) {
-      failure = f.message;
-      code = f.code;
+    } else {
+      // Each worker takes the next block. A failing block stops the others taking more; the
+      // launch reports the failure of the lowest block that failed: every block below it was
+      // taken before it, so that is the failure running them in order reports.
+      std::atomic<uint64_t> next{0};
+      std::atomic<bool> failed{false};
+      std::mutex failure_mutex;
+      uint64_t failed_block = ~uint64_t(0);
+      const std::function<void(Worker&)> work = [&](Worker& w) {
+        if (!w.device) prepare(w, block);
+        while (!failed.load(std::memory_order_relaxed)) {
+          const uint64_t b = next.fetch_add(1, std::memory_order_relaxed);
+          if (b >= runs) break;
+          w.block_idx = block_at(b, grid);
+          try {
+            run_block(w, false);
+          } catch (const LaunchFailure& f) {
+            std::lock_guard<std::mutex> lock(failure_mutex);
+            if (b < failed_block) {
+              failed_block = b;
+              failure = f.message;
+              code = f.code;
+            }
+            failed = true;
+          }
+        }
+      };
+      helpers().run(hosts - 1, work, device);
     }
     trace::end_launch();
   });

@@ -12,6 +12,10 @@
 
 namespace histo_sim {
 
+// The running CUDA thread while blocks run one at a time on the device thread (the access trace
+// reads it); null otherwise. Kernel code asks running_thread() (cuda_runtime.h).
+extern ThreadView* g_current;
+
 // Records an error for cudaGetLastError and the next synchronizing call; `detail` becomes the
 // error's cudaGetErrorString text, so CUDA_CHECK's message carries it.
 void set_launch_error(cudaError_t code, const std::string& detail);

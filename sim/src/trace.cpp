@@ -179,7 +179,8 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
 uint64_t g_plain = 0;  // plain accesses the hooks reported during this launch
 
 void record_plain(uintptr_t address, unsigned bytes, Kind kind, uintptr_t code) {
-  if (g_on) ++g_plain;
+  if (!g_on) return;  // nothing follows the launch: the hooks cost a call and this test
+  ++g_plain;
   record(address, bytes, kind, code, false, true);
 }
 
@@ -187,10 +188,18 @@ uint64_t plain_accesses() { return g_plain; }
 
 namespace {
 bool g_in_copy = false;  // record_bytes is running (the consumers' own copies are not the kernel's)
+// Code of the traced sources ran during this launch (their function-entry hook): only then is a
+// copy the kernel's. A kernel built without the hooks shows no plain access, its copies
+// included, and the simulator's own copies while it runs are not its accesses.
+bool g_traced_code_ran = false;
+}
+
+void traced_function_entered() {
+  if (g_current) g_traced_code_ran = true;
 }
 
 void record_bytes(uintptr_t dst, uintptr_t src, size_t n, uintptr_t code) {
-  if (!g_on || !g_current || g_in_copy) return;
+  if (!g_on || !g_current || g_in_copy || !g_traced_code_ran) return;
   g_in_copy = true;
   // The widest naturally aligned access, up to 16 bytes, that the addresses allow: a copy loop
   // over the bytes, as nvcc writes one, in pieces as wide as the alignment it knows.
@@ -271,6 +280,7 @@ bool active() { return !g_consumers.empty(); }
 
 void begin_launch(const void* kernel, unsigned grid, unsigned block_threads) {
   g_plain = 0;
+  g_traced_code_ran = false;
   if (!active()) return;
   g_device = device_ranges();
   g_last_range = 0;
@@ -332,12 +342,14 @@ void end_launch() {
 // ---- The hooks ----------------------------------------------------------------------------------
 namespace histo_sim {
 void trace_atomic(const void* address, unsigned bytes, bool adds_one) {
+  if (!trace::g_on) return;
   trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::atomic,
                 reinterpret_cast<uintptr_t>(__builtin_return_address(0)), adds_one);
 }
 void traced_load(const void* address, void* out, unsigned bytes) {
-  trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::load,
-                reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+  if (trace::g_on)
+    trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::load,
+                  reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
   // One access, performed inline: a call to memcpy would be counted again (record_bytes).
   switch (bytes) {
     case 1: __builtin_memcpy(out, address, 1); break;
@@ -370,7 +382,7 @@ HISTO_SIM_HOOK(__sanitizer_cov_store8, uint64_t, 8, store)
 HISTO_SIM_HOOK(__sanitizer_cov_store16, __int128, 16, store)
 #undef HISTO_SIM_HOOK
 extern "C" void __sanitizer_cov_trace_pc_guard_init(uint32_t*, uint32_t*) {}
-extern "C" void __sanitizer_cov_trace_pc_guard(uint32_t*) {}
+extern "C" void __sanitizer_cov_trace_pc_guard(uint32_t*) { histo_sim::trace::traced_function_entered(); }
 
 #ifdef HISTO_SIM_TRACE_LOADS
 // memcpy, memset and memmove, however the kernel spelled them: a call (device code may call

@@ -12,7 +12,8 @@
 //       -> kernel * ::histo_sim::chevrons(grid, block, shared, stream)(args)
 //          (cuda_runtime.h: the launch, with the arguments converted to the kernel's types)
 //   extern __shared__ [__align__(n)] T name[];            (in a function or at file scope)
-//       -> [static] T* const name = ::histo_sim::dynamic_shared<T>();
+//       -> T* const name = ::histo_sim::dynamic_shared<T>();
+//          static T* const name = ::histo_sim::dynamic_shared_at_file_scope<T>();  (file scope)
 //          (every extern __shared__ array starts where the block's dynamic shared memory does)
 //   __device__ T name...;  __constant__ T name...;        (variables at namespace scope)
 //       -> HISTO_SIM_DEVICE_VARIABLE T name...;  HISTO_SIM_CONSTANT_VARIABLE T name...;
@@ -324,7 +325,7 @@ class Rewriter {
     return open + 3;  // no >>>: left for the compiler to report
   }
 
-  // extern __shared__ [__align__(n)] T name[];  ->  static T* const name = dynamic_shared<T>();
+  // extern __shared__ [__align__(n)] T name[];  ->  T* const name = dynamic_shared<T>();
   size_t extern_shared(size_t begin, size_t shared) {
     const size_t semi = find_code(';', shared);
     if (semi == std::string::npos) return shared;
@@ -369,10 +370,12 @@ class Rewriter {
       edit(begin, semi + 1, "static_assert(false, \"" + errors_.back() + "\");" + newlines(begin, semi + 1, 0));
       return semi + 1;
     }
-    // The lines the declaration spans stay lines. At file scope a static: the buffer's address
-    // is fixed, so it can be taken once.
-    edit(begin, semi + 1, std::string(at_namespace_scope() ? "static " : "") + type + "* const " + name +
-                              " = ::histo_sim::dynamic_shared<" + type + ">();" + newlines(begin, semi + 1, 0));
+    // The lines the declaration spans stay lines. At file scope a static that takes the fixed
+    // buffer's address once (the program's blocks then run one at a time: cuda_runtime.h).
+    const bool file_scope = at_namespace_scope();
+    edit(begin, semi + 1, std::string(file_scope ? "static " : "") + type + "* const " + name + " = ::histo_sim::" +
+                              (file_scope ? "dynamic_shared_at_file_scope<" : "dynamic_shared<") + type + ">();" +
+                              newlines(begin, semi + 1, 0));
     return semi + 1;
   }
 

@@ -89,6 +89,11 @@ std::vector<LaunchCounters> counters_end();
 // (histo_sim/model.hpp, scaled_to_grid). The output is then incomplete: check nothing with it.
 void set_sampled_blocks(unsigned blocks);
 
+// The host threads that ran the latest launch's blocks: 1 while a hazard check or the counters
+// follow launches (they see one block at a time), else HISTO_SIM_THREADS or every core
+// (sim/README.md, "Speed").
+unsigned last_launch_host_threads();
+
 // The simulated device's memory (1 GiB unless set): raised by the cost model's report to hold
 // the input it predicts for. The host must have it.
 void set_device_memory(size_t bytes);
