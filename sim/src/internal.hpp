@@ -122,6 +122,12 @@ void resolve_source_locations(const std::vector<uintptr_t>& pcs, const std::vect
 std::string source_line(uintptr_t pc, const std::vector<std::string>& skip = {});
 // The text of line `line` of the file at `path`, without its indentation ("" when unreadable).
 std::string source_text(const std::string& path, unsigned line);
+// What tells one source expression from another at a code address: its file:line:column with
+// those of the frames it was inlined into (llvm-symbolizer; without it, binutils' addr2line and
+// no columns; "" where neither says). Addresses of one expression that the host compiler split
+// into several instructions have the same one; those of two expressions do not (trace.cpp).
+// Looks up `pc` with the addresses of `more` not asked before, in one call per object.
+const std::string& source_identity(uintptr_t pc, const std::vector<uintptr_t>& more = {});
 
 // The occupancy calculator counts a kernel's static shared memory once a counted launch has
 // shown how much of it the kernel uses.

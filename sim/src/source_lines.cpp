@@ -6,9 +6,12 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 namespace histo_sim {
@@ -143,6 +146,81 @@ std::string source_text(const std::string& path, unsigned line) {
   const size_t begin = text.find_first_not_of(" \t");
   const size_t end = text.find_last_not_of(" \t\r");
   return begin == std::string::npos ? "" : text.substr(begin, end - begin + 1);
+}
+
+}  // namespace histo_sim
+
+namespace histo_sim {
+namespace {
+std::unordered_map<uintptr_t, std::string> g_identities;
+
+// The tools that name an address's frames, best first: llvm-symbolizer gives each frame's column
+// (and the function), addr2line only file:line (with a discriminator where the line has several
+// blocks). Each prints an address line ("0x...", -a) before that address's frames.
+const char* const kSymbolizers[] = {
+#ifdef __clang_major__
+#define HISTO_SIM_STRING2(x) #x
+#define HISTO_SIM_STRING(x) HISTO_SIM_STRING2(x)
+    "llvm-symbolizer-" HISTO_SIM_STRING(__clang_major__) " -a -i --obj=",
+#undef HISTO_SIM_STRING
+#undef HISTO_SIM_STRING2
+#endif
+    "llvm-symbolizer -a -i --obj=", "addr2line -a -i -e "};
+size_t g_symbolizer = 0;  // the first of kSymbolizers that may work
+
+// Runs `tool` on the addresses (offsets in `object`) and fills their identities; false when it
+// printed nothing (not installed).
+bool symbolize(const char* tool, const std::string& object,
+               const std::vector<std::pair<uintptr_t, uintptr_t>>& addresses) {
+  std::string command = std::string(tool) + "'" + object + "'";
+  std::unordered_map<uintptr_t, uintptr_t> pc_of;  // offset -> pc
+  for (const auto& [pc, offset] : addresses) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, " 0x%llx", (unsigned long long)offset);
+    command += hex;
+    pc_of[offset] = pc;
+  }
+  command += " 2>/dev/null";
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return false;
+  char buffer[2048];
+  std::string* current = nullptr;
+  bool any = false;
+  while (std::fgets(buffer, sizeof buffer, p)) {
+    const std::string text = buffer;
+    if (text.rfind("0x", 0) == 0 && text.find('/') == std::string::npos) {
+      const auto it = pc_of.find(uintptr_t(std::stoull(text, nullptr, 16)));
+      current = it == pc_of.end() ? nullptr : &g_identities[it->second];
+      any = true;
+    } else if (current && text != "\n") {
+      *current += text;
+    }
+  }
+  pclose(p);
+  return any;
+}
+}  // namespace
+
+const std::string& source_identity(uintptr_t pc, const std::vector<uintptr_t>& more) {
+  if (const auto found = g_identities.find(pc); found != g_identities.end()) return found->second;
+  std::map<std::string, std::vector<std::pair<uintptr_t, uintptr_t>>> by_object;  // (pc, offset)
+  std::vector<uintptr_t> pcs = more;
+  pcs.push_back(pc);
+  for (uintptr_t a : pcs) {
+    if (!g_identities.emplace(a, "").second) continue;
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<void*>(a), &info) || !info.dli_fname) continue;
+    const std::string object = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
+    by_object[object].push_back({a, a - reinterpret_cast<uintptr_t>(info.dli_fbase) - 1});
+  }
+  for (const auto& [object, addresses] : by_object)
+    for (size_t first = 0; first < addresses.size(); first += 200) {
+      const std::vector<std::pair<uintptr_t, uintptr_t>> batch(
+          addresses.begin() + long(first), addresses.begin() + long(std::min(addresses.size(), first + 200)));
+      while (g_symbolizer < std::size(kSymbolizers) && !symbolize(kSymbolizers[g_symbolizer], object, batch))
+        ++g_symbolizer;
+    }
+  return g_identities[pc];
 }
 
 }  // namespace histo_sim

@@ -81,6 +81,18 @@ uint32_t site_id(uintptr_t code, Space space) {
   return it->second;
 }
 
+// Whether two instructions are pieces of one source expression (source_identity), asked once per
+// pair: the first question looks up every site seen so far with them, in one call per object.
+bool one_expression(uintptr_t a, uintptr_t b) {
+  struct Hash {
+    size_t operator()(const std::pair<uintptr_t, uintptr_t>& p) const { return p.first * 31 + p.second; }
+  };
+  static std::unordered_map<std::pair<uintptr_t, uintptr_t>, bool, Hash> answers;
+  const auto [it, fresh] = answers.try_emplace({a, b}, false);
+  if (fresh) it->second = source_identity(a, g_site_address) == source_identity(b, g_site_address);
+  return it->second;
+}
+
 // plain: an access the coverage hooks saw (the compiler's own load or store), which may be a piece
 // of a vector access the host compiler split; an atomic or an __ldg is one instruction on the GPU
 // as written, and never joins another.
@@ -119,17 +131,20 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
   // (make_uint4) into two 8-byte halves, and a vector or struct load copied whole (const uchar4
   // v = in[i]; also uint2, uint4) into one load per field, back to back. A piece joins the
   // thread's previous access when it continues it with the same size from another instruction
-  // (a loop re-running one load is not a split), adds up to at most 16 bytes, and the whole
-  // stays naturally aligned (as nvcc's vector access must be): halves of 8 bytes in either
-  // space, fields of global loads only. Four 4-byte shared loads that nvcc joins into one
-  // 16-byte load on its own (sim/README.md) stay four here.
+  // (a loop re-running one load is not a split) of the same source expression (its file, line
+  // and column, and those of the calls it was inlined into: two statements that load adjacent
+  // words stay two loads, as nvcc makes them), adds up to at most 16 bytes, and the whole stays
+  // naturally aligned (as nvcc's vector access must be): halves of 8 bytes in either space,
+  // fields of global loads only. Four 4-byte shared loads that nvcc joins into one 16-byte load
+  // on its own (sim/README.md) stay four here.
   if (plain && ts.last >= 0 && kind != Kind::atomic && bytes == ts.last_piece &&
       code != ts.last_code && address == ts.last_address + ts.last_bytes && ts.last_bytes + bytes <= 16 &&
       (bytes == 8 || (space == Space::global && kind == Kind::load))) {
     unsigned whole = 1;
     while (whole < ts.last_bytes + bytes) whole *= 2;
     Request& previous = warp.groups[size_t(ts.last)].request;
-    if (ts.last_address % whole == 0 && previous.kind == kind && previous.space == space) {
+    if (ts.last_address % whole == 0 && previous.kind == kind && previous.space == space &&
+        one_expression(code, ts.last_code)) {
       ts.last_bytes += bytes;
       ts.last_code = code;
       previous.bytes = std::max(previous.bytes, ts.last_bytes);

@@ -17,15 +17,21 @@ namespace {
 constexpr unsigned kGrid = 4, kBlock = 64, kWords = 64;
 
 // Each statement that touches memory on a line of its own (main finds them by their text).
-__global__ void lines_kernel(const unsigned char* d_in, unsigned* d_sums, unsigned* d_out) {
+// The host compiler splits the 16-byte load into four 4-byte ones, which the trace joins again:
+// one expression. The two loads of adjacent words are two statements, two loads on the GPU.
+__global__ void lines_kernel(const unsigned char* d_in, const uint4* d_vectors, const unsigned* d_words,
+                             unsigned* d_sums, unsigned* d_out) {
   __shared__ unsigned s_words[kWords];
   const unsigned t = threadIdx.x;
   const unsigned i = blockIdx.x * blockDim.x + t;
   const unsigned value = d_in[i];
+  const uint4 v = d_vectors[i];
+  const unsigned even = d_words[2 * i];
+  const unsigned odd = d_words[2 * i + 1];
   s_words[t] = value;
   __syncthreads();
   const unsigned sum = s_words[(t % 32) * 32 % kWords];
-  d_sums[i] = sum;
+  d_sums[i] = sum + v.x + v.y + v.z + v.w + even + odd;
   if (t % 32 == 0) atomicAdd(d_out, value);
 }
 
@@ -52,11 +58,17 @@ int main() {
   std::vector<unsigned char> data(n, 7);
   histo::DeviceBuffer<unsigned char> d_in(n);
   d_in.upload(data.data(), n);
+  std::vector<unsigned> words(4 * n, 1);
+  histo::DeviceBuffer<uint4> d_vectors(n);
+  CUDA_CHECK(cudaMemcpy(d_vectors.get(), words.data(), n * sizeof(uint4), cudaMemcpyHostToDevice));
+  histo::DeviceBuffer<unsigned> d_words(2 * n);
+  d_words.upload(words.data(), 2 * n);
   histo::DeviceBuffer<unsigned> d_sums(n);
   histo::DeviceBuffer<unsigned> d_out(1);
   CUDA_CHECK(cudaMemset(d_out.get(), 0, sizeof(unsigned)));
   histo_sim::counters_begin();
-  histo::launch(lines_kernel, kGrid, kBlock, 0, 0, d_in.get(), d_sums.get(), d_out.get());
+  histo::launch(lines_kernel, kGrid, kBlock, 0, 0, d_in.get(), d_vectors.get(), d_words.get(),
+                d_sums.get(), d_out.get());
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<histo_sim::LaunchCounters> launches = histo_sim::counters_end();
   const std::vector<histo_sim::LineCounts> lines = histo_sim::line_counts(launches);
@@ -84,12 +96,25 @@ int main() {
   const char* const load = "const unsigned value = d_in[i];";
   const char* const store = "s_words[t] = value;";
   const char* const conflict = "const unsigned sum = s_words[(t % 32) * 32 % kWords];";
-  const char* const global_store = "d_sums[i] = sum;";
+  const char* const vector = "const uint4 v = d_vectors[i];";
+  const char* const even = "const unsigned even = d_words[2 * i];";
+  const char* const odd = "const unsigned odd = d_words[2 * i + 1];";
+  const char* const global_store = "d_sums[i] = sum + v.x + v.y + v.z + v.w + even + odd;";
   const char* const atomic = "if (t % 32 == 0) atomicAdd(d_out, value);";
   const Expected expected[] = {
       {load, &M::global_load_requests, warps},
       {load, &M::global_load_sectors, warps},  // a warp's 32 bytes: one sector
       {load, &M::dram_read_bytes, n},
+      // One 16-byte load per lane: one request per warp, its 512 bytes 16 sectors (four 4-byte
+      // loads would be four requests of 16 sectors each).
+      {vector, &M::global_load_requests, warps},
+      {vector, &M::global_load_sectors, 16 * warps},
+      {vector, &M::dram_read_bytes, n * 16},
+      // Two statements, two loads: a request each, 4 of a lane's 8 bytes, 256 bytes a warp.
+      {even, &M::global_load_requests, warps},
+      {even, &M::global_load_sectors, 8 * warps},
+      {odd, &M::global_load_requests, warps},
+      {odd, &M::global_load_sectors, 8 * warps},
       {store, &M::shared_store_instructions, warps},
       {store, &M::shared_store_wavefronts, warps},
       {store, &M::shared_store_ideal, warps},
