@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check: one command on a machine with an NVIDIA GPU. It builds the `gpu` preset once
-# (build/gpu) and runs the parts asked for, each within 6 minutes on one H200 with 16 cores; all of
-# them together take over 10 there (grading's samples wait behind the rest: docs/testing.md), so
-# --part tests,bench,grade,simval,ncu and --part grading fit in two (summary.md gives each phase's time):
+# (build/gpu) and runs the parts asked for, each within 6 minutes on one H200 with 16 cores, and all
+# of them (--part all) within 10 there (docs/testing.md; summary.md gives each phase's time):
 #   tests    one parallel CTest run: the solutions, common/, the integrity check, the benchmark's
 #            tests and the mistakes graded on the GPU must pass; each lab's skeleton must fail
 #            (it ships unsolved). Beside it, the solutions' tests with the GPU hidden
