@@ -13,8 +13,8 @@ OUT_DIR/sNN-<kind>/<folder>.cu, one folder per made-up student, kinds in a fixed
   hang         an endless loop in the first answer (host and device code)
   crash        a null-pointer write in the first answer, on the host
   chatty       correct, but prints about 5 MB of debug lines
-  escape       correct, but writes a file two folders up from where its tests run (the
-               grading output folder) and appends to the grader source it was compiled beside;
+  escape       correct, but its launcher writes a file two folders up from where its tests
+               run (the grading output folder) and appends to the grader source it was compiled beside;
                it calls fopen, which a submission may not (histo_grading/codecheck.py): it is
                refused before any of its code runs
 The first answer region is the one the CPU tests reach in every lab, so each kind shows its
@@ -155,20 +155,16 @@ CHATTY = """
 #endif
 """
 ESCAPE = """
-#if !defined(__CUDA_ARCH__) || defined(HISTO_SIM)
   { static bool written = false;
     if (!written) {
       written = true;
       if (FILE* f = std::fopen("../../escaped.txt", "w")) { std::fputs("hi\\n", f); std::fclose(f); }
-      // (C functions only: it runs inside a __host__ __device__ function, where the simulator's
-      // Clang build, like nvcc's device pass, lets only device functions be called.)
       char grader[4096];
       int folder = std::snprintf(grader, sizeof grader, "%s", __FILE__);
       while (folder > 0 && grader[folder - 1] != '/') --folder;
       std::snprintf(grader + folder, sizeof grader - folder, "grader.cpp");
       if (FILE* f = std::fopen(grader, "a")) { std::fputs("// was here\\n", f); std::fclose(f); }
     } }
-#endif
 """
 
 
@@ -652,7 +648,9 @@ def make(kind, lab, skeleton, solution):
     if kind == "chatty":
         return includes + insert_after_first_answer(solution, lab, CHATTY)
     if kind == "escape":
-        return includes + insert_after_first_answer(solution, lab, ESCAPE)
+        # In host code (the launcher): a kernel may not call fopen, with nvcc as in the
+        # simulator's Clang build; the code check refuses it in host code.
+        return includes + insert_before_first_launch(solution, ESCAPE)
     raise ValueError(kind)
 
 
