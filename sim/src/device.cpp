@@ -291,6 +291,9 @@ void switch_to(Fiber& f) {
 #ifdef HISTO_SIM_ASAN
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
+  // What the fiber did before it yielded (its reads of its Fiber and Worker included) happens
+  // before what the scheduler does next, e.g. free the worker; other fibers do not acquire it.
+  hb_acquire(&w);
   w.current = nullptr;
   w.running = nullptr;
   if (w.device) g_current = nullptr;
@@ -299,6 +302,7 @@ void switch_to(Fiber& f) {
 // From a fiber back to the scheduler; returns when the scheduler resumes this fiber.
 void yield_to_scheduler(Fiber& f) {
   Worker& w = *f.worker;
+  hb_release(&w);  // switch_to acquires it
 #ifdef HISTO_SIM_TSAN
   __tsan_switch_to_fiber(w.scheduler_tsan, __tsan_switch_to_fiber_no_sync);
 #endif
