@@ -70,7 +70,9 @@ int abs(int) noexcept;
 long labs(long) noexcept;
 long long llabs(long long) noexcept;
 }
-#ifdef __GLIBCXX__  // libstdc++'s overloads (bits/std_abs.h), as it defines them
+// libstdc++'s overloads (bits/std_abs.h), as it defines them, unless a file included it first
+// (a .cu file's wrapper includes this header first; the simulator's own sources need not).
+#if defined(__GLIBCXX__) && !defined(_GLIBCXX_BITS_STD_ABS_H)
 namespace std {
 inline long abs(long);
 inline long long abs(long long);
