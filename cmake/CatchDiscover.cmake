@@ -34,7 +34,8 @@ list_cases("[cpu]" cpu_cases)
 list_cases("[private]" private_cases)
 # Performance tests (the simulator's counters) carry the tag [perf]: labelled `perf` as well.
 list_cases("[perf]" perf_cases)
-# Tests on inputs of gigabytes carry the tag [large]: they take the GPU lock (below).
+# Tests on inputs of gigabytes carry the tag [large]: labelled `large` as well; on a GPU they
+# take the GPU lock (below).
 list_cases("[large]" large_cases)
 list_cases("*" all_cases)
 list(LENGTH all_cases total)
@@ -71,8 +72,16 @@ foreach(kind IN LISTS kinds)
     if(NOT perf_index EQUAL -1)
       string(APPEND case_labels ";perf")
     endif()
-    set(props "LABELS \"${case_labels}\" SKIP_RETURN_CODE 4 TIMEOUT ${TIMEOUT}")
     list(FIND large_cases "${case}" large_index)
+    if(NOT large_index EQUAL -1)
+      string(APPEND case_labels ";large")
+      if(MODE STREQUAL "sim" AND TIER STREQUAL "quick")
+        # Up to 45 s each in the simulator: the full tier's (the mistakes made on
+        # purpose that only they catch stay in the quick tier, common/tests/mistakes).
+        string(APPEND case_labels ";full")
+      endif()
+    endif()
+    set(props "LABELS \"${case_labels}\" SKIP_RETURN_CODE 4 TIMEOUT ${TIMEOUT}")
     if(label STREQUAL "gpu" AND NOT large_index EQUAL -1)
       # GPU tests share the device, but one whose input fills gigabytes of it never overlaps
       # another such test, the integrity check, bench.smoke or a sanitizer run (their lock too).

@@ -41,6 +41,7 @@ function(histo_add_catch_tests target prefix labels mode)
       -D TIMEOUT=${HISTO_TEST_TIMEOUT}
       -D MODE=${mode}
       -D WITH_CPU=${with_cpu}
+      -D TIER=${HISTO_CHECK_TIER}
       -P ${HISTO_DISCOVER_SCRIPT}
     BYPRODUCTS ${ctest_file}
     VERBATIM)

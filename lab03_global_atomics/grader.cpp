@@ -424,7 +424,8 @@ TEST_CASE("letter_histogram runs in order on the non-blocking stream it is given
 TEST_CASE("letter_histogram counts n = 2^32 - 1 bytes exactly", "[gpu][large]") {
   // Runs of 'e' (bin 1), 'z' (bin 6) and '#' (no bin), built on the device.
   const size_t n = histo::kMaxElements32, offset = 5;
-  histo::require_device_memory(n + histo::DeviceInput::kSlack + offset);
+  const histo::DeviceMemory device =
+      histo::require_device_memory(n + histo::DeviceInput::kSlack + offset);
   const uint8_t values[3] = {'e', 'z', '#'};
   const histo::RunsInput input(n, 1, values, offset);
   // Expected bins from the CPU reference (one byte of each run), not from your letter_bin.
@@ -508,7 +509,8 @@ TEST_CASE("histogram64 counts 2^32 + 2^20 + 3 bytes with one bin past 2^32", "[g
   // and the input starts 3 bytes past an aligned allocation.
   const size_t n = (size_t(1) << 32) + (size_t(1) << 20) + 3, offset = 3;
   const size_t a = 1000003, b = a + (size_t(1) << 32) + 9, c = n - 77;
-  histo::require_device_memory(offset + n + histo::DeviceInput::kSlack);
+  const histo::DeviceMemory device =
+      histo::require_device_memory(offset + n + histo::DeviceInput::kSlack);
   histo::DeviceBuffer<uint8_t> buffer(offset + n + histo::DeviceInput::kSlack);
   CUDA_CHECK(cudaMemset(buffer.get(), histo::DeviceInput::kSlackByte, buffer.bytes()));
   uint8_t* d_in = buffer.get() + offset;

@@ -499,7 +499,8 @@ TEST_CASE("histogram_wide counts n = 2^32 - 1 values exactly", "[gpu][large]") {
   // bin) and 0xFFFF (no bin: num_bins is 65535).
   const size_t n = histo::kMaxElements32, offset = 2;
   const uint32_t num_bins = 65535;
-  histo::require_device_memory(n * sizeof(uint16_t) + histo::DeviceInput::kSlack + offset);
+  const histo::DeviceMemory device =
+      histo::require_device_memory(n * sizeof(uint16_t) + histo::DeviceInput::kSlack + offset);
   const uint8_t values[3] = {0x01, 0xF0, 0xFF};
   const histo::RunsInput input(n, sizeof(uint16_t), values, offset);
   std::vector<uint64_t> expected(num_bins, 0);

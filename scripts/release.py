@@ -107,7 +107,7 @@ NEAR_CODE_HINT = re.compile(r"<details><summary>Hint \d+ \([^)]*near code\)</sum
                             re.S)
 SLIDES_LINE = re.compile(r"^Instructors: this lab's slides are (\[`slides/[^`]+`\]\([^)]+\)).*$", re.M)
 # Tests that skip in the CPU simulator whatever the code: graded on a GPU machine only.
-SIM_SKIPS_TAG = "[large]"
+SIM_SKIPS_TAG = "[large]"  # inputs of gigabytes: worth 0, not graded in the simulator (engines.py)
 SIM_SKIPS_CALL = "require_parallel_gpu"
 ACTIONS = {"checkout": "actions/checkout@v4",
            "grader": "classroom-resources/autograding-command-grader@v1",
@@ -649,7 +649,7 @@ def points_for(name, points):
 
 def classroom_tests(lab, folder):
     """[(CTest name, points)] of one lab's tests as its simulator build registers them, left out
-    the ones that skip in the simulator whatever the code."""
+    the ones that skip in the simulator whatever the code and the inputs of gigabytes."""
     points = read_points(lab)
     tests = []
     for name, tags, body in parse_test_cases(ROOT / folder / "grader.cpp"):

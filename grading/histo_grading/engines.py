@@ -83,8 +83,11 @@ class Settings:
         return COUNTED_BY.get(self.perf, "")
 
     def exclude_args(self):
-        """CTest arguments leaving out what this engine does not grade."""
-        return ["-E", self.exclude] if self.exclude else []
+        """CTest arguments leaving out what this engine does not grade: the simulator leaves out
+        the inputs of gigabytes (label large), worth 0 points (points/README.md) and up to half a
+        minute of CPU each there."""
+        return (["-E", self.exclude] if self.exclude else []) + (
+            ["-LE", "^large$"] if self.engine != "gpu" else [])
 
     def why_not_graded(self, name, labels, expected):
         """Why the lab's test `name` (CTest labels `labels`) is not among those graded, or ""
@@ -95,6 +98,9 @@ class Settings:
             return ""
         if self.perf == "none" and case.startswith("cost: "):
             return "a cost test: not graded here (--perf none)"
+        if "large" in labels and self.engine != "gpu":
+            return ("an input of gigabytes: worth 0 points, and not graded in the CPU simulator "
+                    "(up to 45 s each there; students' own runs check it)")
         kind = "a GPU test" if "gpu" in labels else "a simulator test" if "sim" in labels else "a test"
         return (f"{kind}: not run by engine {self.engine} ({self.engine_name}, labels "
                 f"{' '.join(self.labels)})")

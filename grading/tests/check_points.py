@@ -7,10 +7,10 @@ each place that grades them names them (the batch grader's gpu engine, its cost 
 the simulator's twin or by Nsight Compute; its sim engine, which Gradescope runs; the GitHub
 Classroom workflow of a release, which has no private test), and their points summed as
 results.py and release.py sum them. It checks that:
-  - the maximum is the same in all of them: a test that only a GPU runs whatever the code
-    (tagged [large], or calling require_parallel_gpu) is worth 0, and private tests are extra
+  - the maximum is the same in all of them: a test that only a GPU grades whatever the code
+    (tagged [large], which the sim engine leaves out, or calling require_parallel_gpu) is worth 0, and private tests are extra
     credit, never in a maximum;
-  - every test that only a GPU runs is worth 0.
+  - every test that only a GPU grades is worth 0.
 
 usage: check_points.py            (the check)
        check_points.py --print    (each lab's maximum and extra credit, one line each)
@@ -85,8 +85,8 @@ def main(argv):
             print(f"ok: {lab}: maximum {next(iter(tops.values())):g} in every place "
                   f"({', '.join(tops)}); private tests: {extra:g} extra credit")
         for name in worth_points:
-            failures.append(f"{lab}: '{name}' runs only on a GPU, whatever the code, and is worth "
-                            f"points: give it 0 in grading/points/{lab}.toml")
+            failures.append(f"{lab}: '{name}' is graded only on a GPU, whatever the code, and is "
+                            f"worth points: give it 0 in grading/points/{lab}.toml")
     for f in failures:
         print(f"FAIL: {f}")
     return 1 if failures else 0

@@ -330,12 +330,19 @@ def why_not_here(command, cost_steps=True):
 
 
 def session_rss(sid):
-    """Bytes resident in every process of session `sid` now."""
+    """Bytes of memory every process of session `sid` holds now: each one's proportional set
+    size (a page mapped by several is shared among them, and a page mapped many times, as the
+    simulator's memset runs of gigabytes are, counts once), else its resident set."""
     total = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[3]) == sid:  # field 6, the session, after pid and (comm)
+            if int(fields[3]) != sid:  # field 6, the session, after pid and (comm)
+                continue
+            try:
+                rollup = (stat.parent / "smaps_rollup").read_text()
+                total += int(re.search(r"^Pss:\s+(\d+) kB", rollup, re.M).group(1)) << 10
+            except (OSError, AttributeError):
                 total += int(fields[21]) * os.sysconf("SC_PAGE_SIZE")  # field 24, rss in pages
         except (OSError, IndexError, ValueError):
             continue  # a process that ended meanwhile

@@ -150,14 +150,14 @@ class Watch(unittest.TestCase):
         self.assertIn("2 test(s) of this step failed", out)
 
     def test_a_deleted_build_folder_is_configured_again_and_said(self):
-        passed, out = self.round([None, None, None], configured=False)
+        passed, out = self.round([None] * len(watch.STEPS), configured=False)
         self.assertTrue(passed)
         self.assertIn("is not configured: configuring it (cmake --preset sim)", out)
         self.assertEqual(len(self.configured), 1)
         self.assertEqual(self.configured[0][-2:][0], "-B")
 
     def test_a_round_where_every_step_passed_names_no_todo(self):
-        passed, out = self.round([None, None, None])
+        passed, out = self.round([None] * len(watch.STEPS))
         self.assertTrue(passed)
         self.assertIn("every step passed", out)
         self.assertNotIn("TODO", out)

@@ -51,23 +51,6 @@
 #include <thread>
 #include <vector>
 
-// GCC says which sanitizer instruments the build with __SANITIZE_THREAD__ and
-// __SANITIZE_ADDRESS__; Clang (before 18) only with __has_feature. Without them the fibers were
-// one thread to ThreadSanitizer, which then saw no race between CUDA threads.
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define HISTO_SIM_TSAN 1
-#endif
-#if __has_feature(address_sanitizer)
-#define HISTO_SIM_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__) && !defined(HISTO_SIM_TSAN)
-#define HISTO_SIM_TSAN 1
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(HISTO_SIM_ASAN)
-#define HISTO_SIM_ASAN 1
-#endif
 #ifdef HISTO_SIM_TSAN
 #include <sanitizer/tsan_interface.h>
 // In the TSan runtime, not in its public header.
@@ -1034,14 +1017,17 @@ Helpers& helpers() {
 // Host threads to run a launch's `runs` blocks on: 1 while the trace follows the launch (a
 // hazard check, the counters: they see one block at a time, access by access), under a
 // sanitizer (its fibers are the device thread's), in a grading build (its verdicts do not
-// depend on the host), or where a file-scope extern __shared__ array holds the one dynamic
-// buffer's address; otherwise HISTO_SIM_THREADS, or every core of the host.
+// depend on the host), where a file-scope extern __shared__ array holds the one dynamic
+// buffer's address, or inside a LargeInputs scope; otherwise HISTO_SIM_THREADS, or every core.
 unsigned host_threads(uint64_t runs) {
 #if defined(HISTO_SIM_TSAN) || defined(HISTO_SIM_ASAN) || defined(HISTO_SIM_HAZARDS_ALWAYS)
   (void)runs;
   return 1;
 #else
   if (trace::active() || g_fixed_dynamic_shared || runs < 2) return 1;
+  // The graders' inputs of gigabytes: most of their kernels add to a few global counters, which
+  // host threads contend for (lab01's 2^32 - 1 bytes: 25 s on 2 threads, 15 s on one).
+  if (large_inputs_active()) return 1;
   uint64_t n = std::max(1u, std::thread::hardware_concurrency());
   if (const char* env = std::getenv("HISTO_SIM_THREADS")) {
     char* end = nullptr;

@@ -24,10 +24,8 @@
 #include <cstring>
 #include <mutex>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#if defined(HISTO_SIM_TSAN) || defined(HISTO_SIM_ASAN)
 #define HISTO_SIM_NO_PROTECTION 1
-#endif
 #endif
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define HISTO_SIM_NO_PROTECTION 1

@@ -1,6 +1,24 @@
 // Shared between the simulator's runtime API (runtime.cpp) and its scheduler (device.cpp).
 #pragma once
 
+// GCC says which sanitizer instruments the build with __SANITIZE_THREAD__ and
+// __SANITIZE_ADDRESS__; Clang (before 18) only with __has_feature. Without them the fibers were
+// one thread to ThreadSanitizer, which then saw no race between CUDA threads.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HISTO_SIM_TSAN 1
+#endif
+#if __has_feature(address_sanitizer)
+#define HISTO_SIM_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(HISTO_SIM_TSAN)
+#define HISTO_SIM_TSAN 1
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(HISTO_SIM_ASAN)
+#define HISTO_SIM_ASAN 1
+#endif
+
 #include <cuda_runtime.h>
 
 #include "histo_sim/counters.hpp"
@@ -136,6 +154,17 @@ void remember_static_shared(const std::vector<LaunchCounters>& launches);
 // "byte 40 of the 1536-byte buffer cudaMalloc'd at grader.cpp:120" (hazard reports; "of a
 // 1536-byte cudaMalloc allocation" where no line is known).
 std::string describe_device_address(uint64_t address);
+
+// ---- Device pages (device_pages.cpp) -----------------------------------------------------------
+// An allocation's pages, reserved and backed only where written; a fill of whole 2 MiB stretches
+// shares one copy of the byte's pages (copied where a write lands), so inputs of gigabytes made
+// of memset runs take little of the host's memory.
+void* map_device_pages(size_t bytes);  // nullptr when the host refuses
+void unmap_device_pages(void* begin, size_t bytes);
+void fill_device_bytes(void* begin, int value, size_t bytes);
+// True inside a histo_sim::LargeInputs scope: the hazard checks and the initcheck's shadow are
+// off for its allocations and launches.
+bool large_inputs_active();
 
 // ---- Host access to device memory during a graded call (host_access.cpp) ----------------------
 // Device allocations are whole pages (device_page_bytes()), registered here. While a grader

@@ -14,8 +14,14 @@
 //                  code, runs there too (one pass): its device intrinsic says so.
 //   helper_guards  what NVIDIA's helper headers (helper_cuda.h) test and ask of the runtime: the
 //                  guards of its headers, the compute mode, clock rate and integrated attributes.
+//   large_inputs   histo_sim::LargeInputs (the graders' inputs of gigabytes): 5 GiB of two memset
+//                  runs, read by a kernel either side of 2^32, hold a few MiB of the host's
+//                  memory; a kernel's write to a shared page changes that byte only; outside the
+//                  scope the device is 1 GiB again.
 // CMakeLists.txt here checks what each prints.
 #include <cuda_runtime.h>
+
+#include "histo_sim/counters.hpp"
 
 #if !defined(__CUDA_RUNTIME_H__) || !defined(__DRIVER_TYPES_H__)
 #error "cuda_runtime.h must define the guards helper headers test (__CUDA_RUNTIME_H__, __DRIVER_TYPES_H__)"
@@ -80,6 +86,25 @@ __host__ __device__ int lowest_bit(unsigned x) {
 #endif
 }
 
+// Thread t reads byte at[t] of d_in into d_out[t], and thread 0 writes 0x77 at byte write_at.
+__global__ void read_far(const unsigned char* d_in, const size_t* at, unsigned* d_out,
+                         unsigned char* d_write, size_t write_at) {
+  d_out[threadIdx.x] = d_in[at[threadIdx.x]];
+  if (threadIdx.x == 0) d_write[write_at] = 0x77;
+}
+
+// The host memory this process holds, in MiB: its proportional set size (shared pages divided
+// among their mappings), from /proc.
+long held_mib() {
+  FILE* f = std::fopen("/proc/self/smaps_rollup", "r");
+  char line[256];
+  long kib = -1;
+  while (f && std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "Pss: %ld kB", &kib) == 1) break;
+  if (f) std::fclose(f);
+  return kib < 0 ? -1 : kib >> 10;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,8 +159,33 @@ int main(int argc, char** argv) {
     std::printf("compute mode %s %s, clock rate %s %d kHz, integrated %s %d\n", cudaGetErrorName(a),
                 mode == cudaComputeModeDefault ? "default" : "other", cudaGetErrorName(b), clock,
                 cudaGetErrorName(c), integrated);
+  } else if (std::strcmp(which, "large_inputs") == 0) {
+    const size_t bytes = size_t(5) << 30, split = (size_t(1) << 32) + 3;
+    unsigned char* d_in = nullptr;
+    {
+      histo_sim::LargeInputs large(bytes + (size_t(256) << 20));
+      const cudaError_t a = cudaMalloc(&d_in, bytes);
+      cudaMemset(d_in, 17, split);
+      cudaMemset(d_in + split, 200, bytes - split);
+      const size_t host_at[4] = {0, split - 1, split, bytes - 1};
+      size_t* d_at = nullptr;
+      cudaMalloc(&d_at, sizeof(host_at));
+      cudaMemcpy(d_at, host_at, sizeof(host_at), cudaMemcpyHostToDevice);
+      read_far<<<1, 4>>>(d_in, d_at, d_out, d_in, size_t(3) << 30);
+      unsigned seen[4] = {};
+      const cudaError_t b = cudaMemcpy(seen, d_out, sizeof(seen), cudaMemcpyDeviceToHost);
+      unsigned char around[3] = {};
+      cudaMemcpy(around, d_in + (size_t(3) << 30) - 1, 3, cudaMemcpyDeviceToHost);
+      std::printf("inside: %s %s, bytes %u %u %u %u, written %u %u %u, held %s\n",
+                  cudaGetErrorName(a), cudaGetErrorName(b), seen[0], seen[1], seen[2], seen[3],
+                  around[0], around[1], around[2], held_mib() < 256 ? "under 256 MiB" : "more");
+      cudaFree(d_at);
+      cudaFree(d_in);
+    }
+    const cudaError_t c = cudaMalloc(&d_in, bytes);
+    std::printf("outside: %s\n", cudaGetErrorName(c));
   } else {
-    std::printf("usage: runtime_calls async_copy|shuffle_mask|illegal_address|cuda_arch|host_arch|helper_guards\n");
+    std::printf("usage: runtime_calls async_copy|shuffle_mask|illegal_address|cuda_arch|host_arch|helper_guards|large_inputs\n");
     return 2;
   }
   cudaFree(d_out);

@@ -7,6 +7,8 @@
 #include "histo/perf.hpp"
 
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 namespace histo {
@@ -19,8 +21,18 @@ void require_gpu();
 // SKIPs in the CPU simulator, saying `why` it cannot show there.
 void require_parallel_gpu(const char* why);
 
-// SKIPs unless the device has `bytes` free (with headroom), saying how much it has.
-void require_device_memory(size_t bytes);
+// SKIPs unless the device can hold `bytes` (with headroom), saying how much it has. In the CPU
+// simulator the device holds them while the returned object lives (histo_sim::LargeInputs: its
+// pages backed only where written, memset runs of gigabytes sharing pages, launches without the
+// hazard checks); a sanitizer build of it skips, saying why.
+class DeviceMemory {
+ public:
+  explicit DeviceMemory(std::shared_ptr<void> hold) : hold_(std::move(hold)) {}
+
+ private:
+  std::shared_ptr<void> hold_;
+};
+[[nodiscard]] DeviceMemory require_device_memory(size_t bytes);
 
 // The run's seed (Catch2's --rng-seed), for datasets: failures print it for re-runs.
 uint64_t test_seed();

@@ -10,7 +10,7 @@
 #   PASSES   optionally, test cases that must still pass: a correct but slow kernel (its
 #            TESTS are then the [perf] tests it must fail)
 #   NEEDS_TRACE  ON where only the simulator's access trace (a Clang build) catches it
-#   GPU_ONLY     where the simulator cannot catch it at all: why (its sim test is skipped)
+#   LARGE        ON where only the [large] tests (inputs of gigabytes) catch it: label large
 #   GPU_TESTS, GPU_EXPECT, GPU_FORBID  what the GPU grader runs and must and must not say;
 #            by default TESTS, and only failure is required (the simulator's hazard sentences
 #            and its 0xA5 fill are absent on a GPU)

@@ -98,4 +98,23 @@ unsigned last_launch_host_threads();
 // the input it predicts for. The host must have it.
 void set_device_memory(size_t bytes);
 
+// Inputs of gigabytes (the graders' tests past 2^31 and 2^32 bytes). While one is alive the
+// device holds at least `device_bytes`, and launches run without the hazard checks and the
+// initcheck (a pass over gigabytes with them would take many minutes; the graders' other tests
+// check hazards). Device pages are backed only where written, and a cudaMemset of whole 2 MiB
+// stretches shares one copy of the byte's pages, so an input built as memset runs takes a few
+// MiB of the host's memory however long it is. unavailable_reason(): nullptr where they run,
+// else why not (a sanitizer build).
+class LargeInputs {
+ public:
+  explicit LargeInputs(size_t device_bytes);
+  ~LargeInputs();
+  LargeInputs(const LargeInputs&) = delete;
+  LargeInputs& operator=(const LargeInputs&) = delete;
+  static const char* unavailable_reason();
+
+ private:
+  size_t previous_bytes_;
+};
+
 }  // namespace histo_sim
