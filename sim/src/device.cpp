@@ -194,6 +194,7 @@ struct Worker {
   ThreadView* current = nullptr;  // its view while it runs
   uint3 block_idx{0, 0, 0};
   IllegalAccess illegal;  // set by the worker's own fault
+  bool runaway = false;   // a LargeInputs launch spent its atomics: fail_runaway_launch
   // The worker's TLS block of the executable: every __shared__ array lives in it.
   unsigned char* tls_lo = nullptr;
   unsigned char* tls_hi = nullptr;
@@ -442,6 +443,21 @@ struct sigaction g_previous_segv;
   f.state = State::exited;  // never resumed: the scheduler abandons the block
   yield_to_scheduler(f);
   std::abort();
+}
+
+// ---- A launch on the graders' inputs of gigabytes that does not end ---------------------------
+// Their kernels make at most one atomic update per input byte. One that makes twice as many
+// (trace.cpp's budget, set per launch inside LargeInputs) loops over its input again: an
+// unsigned index passing 2^32 - 1 starts over below an n past 2^32, and never reaches n. On a
+// GPU it runs until the test's time limit; here the launch fails, saying so.
+[[noreturn]] void fail_runaway_launch() {
+  this_worker()->runaway = false;
+  std::ostringstream cause;
+  cause << "likely cause: a loop over the input that starts over and never ends: an unsigned "
+           "index (or stride) that passes 2^32 - 1 wraps to a small value, still below n (here "
+           "past 2^32), so the loop never reaches n: use size_t for element indices";
+  fail_block("more atomic updates than twice the input's bytes, and still running",
+             cause.str());
 }
 
 #ifdef HISTO_SIM_CATCH_FAULTS
@@ -786,6 +802,7 @@ void schedule_block(Worker& w, bool traced) {
         switch_to(fibers[t]);
         ran = true;
         if (w.illegal.seen) fail_illegal_address();
+        if (w.runaway) fail_runaway_launch();
       }
     if (ran) continue;
     if (resolve_warps(w)) continue;
@@ -813,6 +830,16 @@ void schedule_block(Worker& w, bool traced) {
 }
 
 }  // namespace
+
+// A LargeInputs launch that spent its atomics (trace.cpp): the fiber leaves its block, which
+// fails (fail_runaway_launch).
+void runaway_launch() {
+  Fiber& f = current_fiber();
+  this_worker()->runaway = true;
+  f.state = State::exited;  // never resumed: the scheduler fails the launch
+  yield_to_scheduler(f);
+  std::abort();
+}
 
 // ---- Called by kernel code ----------------------------------------------------------------------
 const ThreadView* running_thread() {
@@ -1098,6 +1125,8 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
   const DeviceAccess access;  // the kernel may touch device memory; host code may not
   report_launch(kernel, grid, block);
   hazards_before_launch();
+  // The graders' inputs of gigabytes: at most one atomic per byte (runaway_launch).
+  set_atomic_budget(large_inputs_active() ? 2 * uint64_t(large_inputs_bytes()) : 0);
   std::string failure;
   cudaError_t code = cudaErrorLaunchFailure;
   const KernelFaults faults;

@@ -163,8 +163,13 @@ void* map_device_pages(size_t bytes);  // nullptr when the host refuses
 void unmap_device_pages(void* begin, size_t bytes);
 void fill_device_bytes(void* begin, int value, size_t bytes);
 // True inside a histo_sim::LargeInputs scope: the hazard checks and the initcheck's shadow are
-// off for its allocations and launches.
+// off for its allocations and launches; large_inputs_bytes() is what the scope asked for.
 bool large_inputs_active();
+size_t large_inputs_bytes();
+// A launch's global and shared atomic updates, while the trace is off, may number `budget` (0:
+// no limit); the one past it stops the launch (runaway_launch: device.cpp).
+void set_atomic_budget(uint64_t budget);
+void runaway_launch();
 
 // ---- Host access to device memory during a graded call (host_access.cpp) ----------------------
 // Device allocations are whole pages (device_page_bytes()), registered here. While a grader

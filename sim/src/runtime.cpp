@@ -488,21 +488,24 @@ void set_device_memory(size_t bytes) {
 
 namespace {
 std::atomic<int> g_large_inputs{0};
+size_t g_large_bytes = 0;
 }
 
 bool large_inputs_active() { return g_large_inputs.load(std::memory_order_relaxed) > 0; }
+size_t large_inputs_bytes() { return g_large_bytes; }
 
 LargeInputs::LargeInputs(size_t device_bytes) {
   std::lock_guard<std::mutex> lock(g_mutex);
   previous_bytes_ = g_global_bytes;
   g_global_bytes = std::max(g_global_bytes, device_bytes);
+  g_large_bytes = std::max(g_large_bytes, device_bytes);
   ++g_large_inputs;
 }
 
 LargeInputs::~LargeInputs() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_global_bytes = std::max(previous_bytes_, g_device_used);
-  --g_large_inputs;
+  if (--g_large_inputs == 0) g_large_bytes = 0;
 }
 
 const char* LargeInputs::unavailable_reason() {

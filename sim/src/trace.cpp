@@ -356,8 +356,17 @@ void end_launch() {
 
 // ---- The hooks ----------------------------------------------------------------------------------
 namespace histo_sim {
+namespace {
+uint64_t g_atomics_left = 0;  // set_atomic_budget
+}
+
+void set_atomic_budget(uint64_t budget) { g_atomics_left = budget; }
+
 void trace_atomic(const void* address, unsigned bytes, bool adds_one) {
-  if (!trace::g_on) return;
+  if (!trace::g_on) {
+    if (g_atomics_left && --g_atomics_left == 0) runaway_launch();
+    return;
+  }
   trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::atomic,
                 reinterpret_cast<uintptr_t>(__builtin_return_address(0)), adds_one);
 }

@@ -11,6 +11,7 @@
 #            TESTS are then the [perf] tests it must fail)
 #   NEEDS_TRACE  ON where only the simulator's access trace (a Clang build) catches it
 #   LARGE        ON where only the [large] tests (inputs of gigabytes) catch it: label large
+#   GPU_HANGS    why its kernel never ends on a GPU: not run there (skipped, saying why)
 #   GPU_TESTS, GPU_EXPECT, GPU_FORBID  what the GPU grader runs and must and must not say;
 #            by default TESTS, and only failure is required (the simulator's hazard sentences
 #            and its 0xA5 fill are absent on a GPU)
