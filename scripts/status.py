@@ -2,29 +2,35 @@
 """Where each lab stands, honestly: CPU checks, kernels in the CPU simulator, their cost, kernels
 on a GPU.
 
-usage: scripts/status.sh [--side student|solution] [--lab labNN] [--no-build] [BUILD_DIR...]
+usage: scripts/status.sh [--side student|solution] [--lab labNN] [--no-build] [--rerun] [BUILD_DIR...]
        scripts/status.sh --junit FILE BUILD_DIR      (summarise a finished ctest run)
 
 Without BUILD_DIR it looks for build/student*, build/sim, build/sim-tsan and build/sim-asan.
 It first builds the graders of what it reports on (each lab apart, so one that does not compile
-is reported with its first error, and the others still run), then runs their tests: what it
-prints is about the source as it is now, never an older build's (--no-build reports on the
-graders as they are built, and says they may be stale). A skipped test is never counted as
-passed: GPU tests that did not run are reported as "not run", with the reason the test gave (no
-GPU, no driver, ...). The cost tests ([perf], "cost: ...") get their own column: a kernel that
-passes every other test and fails only those is correct but slow, not wrong. The kernels' tests
-in a sim-tsan build (ThreadSanitizer: races) and a sim-asan build (AddressSanitizer:
-out-of-bounds accesses) get their own columns; a failure there that carries no race (or bounds)
-report is said to be a crash or a failed check, never a race. Tests named "stretch: ..." (lab06's
-optional stretch) are counted apart and never make a lab fail.
+is reported with its first error, and the others still run), then runs the tests of each lab
+whose graders, lab folder or test environment changed since its last recorded run in that build
+folder (status-record.json there): what it prints is about the source as it is now, never an
+older build's. A lab unchanged since its recorded run shows that run's results, said so under
+its row with the time of the run; the others say "ran now". --rerun runs every lab's tests
+again. (--no-build reports on the graders as they are built, and says they may be stale.)
+A skipped test is never counted as passed, reused or not: GPU tests that did not run are
+reported as "not run", with the reason the test gave (no GPU, no driver, ...). The cost tests
+([perf], "cost: ...") get their own column: a kernel that passes every other test and fails only
+those is correct but slow, not wrong. The kernels' tests in a sim-tsan build (ThreadSanitizer:
+races) and a sim-asan build (AddressSanitizer: out-of-bounds accesses) get their own columns; a
+failure there that carries no race (or bounds) report is said to be a crash or a failed check,
+never a race. Tests named "stretch: ..." (lab06's optional stretch) are counted apart and never
+make a lab fail.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -40,6 +46,8 @@ SANITIZER_REPORT = {"tsan": "WARNING: ThreadSanitizer: data race",
 # A sanitizer build's kernel tests are their own kind; its test preset sets their environment.
 SANITIZER_PRESET = {"tsan": "sim-tsan", "asan": "sim-asan"}
 STRETCH = "stretch: "
+# Each build folder's record of the last run of each lab's tests (record_of, fingerprint).
+RECORD = "status-record.json"
 
 
 def new_entry():
@@ -52,11 +60,12 @@ def lab_folders():
             and os.path.isdir(os.path.join(ROOT, p))}
 
 
-def grader_targets(build_dir, lab, side):
-    """The lab's graders of `side` that this build has."""
+def grader_targets(build_dir, labs, side):
+    """{lab: the lab's graders of `side` that this build has}, from one listing of its targets."""
     out = subprocess.run(["cmake", "--build", build_dir, "--target", "help"], capture_output=True,
                          text=True).stdout
-    return sorted(set(re.findall(r"^(%s_%s(?:_sim)?_grader)\b" % (lab, side), out, re.M)))
+    return {lab: sorted(set(re.findall(r"^(%s_%s(?:_sim)?_grader)\b" % (lab, side), out, re.M)))
+            for lab in labs}
 
 
 # A compiler's error line: Clang's and GCC's "FILE:LINE:COL: error: ..." (or "FILE:LINE: error:"),
@@ -86,13 +95,12 @@ def first_error(log):
     return " / ".join(tail) or "the build failed (no message)"
 
 
-def build(build_dir, labs, side, sanitizer=None):
-    """Builds each lab's graders. Returns {lab: {kind: entry}} for those that do not compile:
-    each kind their graders report on, marked with the first error."""
+def build(build_dir, graders, side, sanitizer=None):
+    """Builds each lab's graders ({lab: targets}). Returns {lab: {kind: entry}} for those that do
+    not compile: each kind their graders report on, marked with the first error."""
     broken = {}
     print("== building %s graders in %s ..." % (side, os.path.relpath(build_dir, ROOT)), flush=True)
-    for lab in labs:
-        targets = grader_targets(build_dir, lab, side)
+    for lab, targets in graders.items():
         if not targets:
             continue
         proc = subprocess.run(["cmake", "--build", build_dir, "--target", *targets],
@@ -108,6 +116,101 @@ def build(build_dir, labs, side, sanitizer=None):
         error = first_error(proc.stdout + proc.stderr)
         broken[lab] = {k: dict(new_entry(), broken=error) for k in kinds}
     return broken
+
+
+def test_environment(build_dir):
+    """The environment the build's tests run in: ours, with its test preset's settings."""
+    preset = SANITIZER_PRESET.get(sanitizer_of(build_dir), os.path.basename(os.path.normpath(build_dir)))
+    return dict(os.environ, **preset_environment(preset))
+
+
+def fingerprint(build_dir, lab, targets, env):
+    """What a lab's test results depend on, as one hash: its graders as built and their CTest
+    files (the tests and their settings), the files of its folder (the student's source among
+    them), of its solution's and of its private tests, the settings the graders read (HISTO_*, the sanitizers' options), and
+    this script and the JUnit reader that sort the results. None when a grader is not built."""
+    folder = lab_folders().get(lab)
+    if not folder or not targets:
+        return None
+    digest = hashlib.sha256()
+
+    def add(path, required):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            if required:
+                return False
+            data = b"(none)"
+        digest.update(b"%s %d\0" % (os.path.relpath(path, ROOT).encode(), len(data)))
+        digest.update(data)
+        return True
+
+    for target in targets:
+        grader = os.path.join(build_dir, folder, target)
+        if not (add(grader, True) and add(grader + "_tests.cmake", True)):
+            return None
+    for top in (os.path.join(ROOT, folder), os.path.join(ROOT, "solutions", folder),
+                os.path.join(ROOT, "grading", "private", lab)):
+        names = sorted(os.listdir(top)) if os.path.isdir(top) else []
+        for name in names:
+            if os.path.isfile(os.path.join(top, name)):
+                add(os.path.join(top, name), False)
+    for script in (os.path.abspath(__file__), sys.modules[parse_junit.__module__].__file__):
+        add(script, False)
+    for key in sorted(env):
+        if key.startswith("HISTO_") or key.endswith("SAN_OPTIONS"):
+            digest.update(("%s=%s\0" % (key, env[key])).encode())
+    return digest.hexdigest()
+
+
+def record_of(build_dir):
+    """The build folder's record: {"SIDE LAB": {"fingerprint", "ran_at" (seconds since the
+    epoch), "results": {kind: entry}}}; {} when there is none (or it cannot be read)."""
+    try:
+        with open(os.path.join(build_dir, RECORD)) as f:
+            record = json.load(f)
+        return record if isinstance(record, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def write_record(build_dir, record):
+    """Writes the record whole (a reader never sees half of it)."""
+    path = os.path.join(build_dir, RECORD)
+    with tempfile.NamedTemporaryFile("w", dir=build_dir, prefix=RECORD, delete=False) as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+    os.replace(f.name, path)
+
+
+def reusable(record, side, fingerprints):
+    """{lab: its recorded run} for each lab whose fingerprint is the recorded run's."""
+    reuse = {}
+    for lab, mark in fingerprints.items():
+        recorded = record.get("%s %s" % (side, lab))
+        if mark and isinstance(recorded, dict) and recorded.get("fingerprint") == mark:
+            reuse[lab] = recorded
+    return reuse
+
+
+def when(seconds, now=None):
+    """A run's time: "10:41" today, "2026-12-03 10:41" another day."""
+    then, today = time.localtime(seconds), time.localtime(now)
+    same_day = then[:3] == today[:3]
+    return time.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M", then)
+
+
+def provenance(sources, now=None):
+    """The line under a lab's row that says where its results come from: [(build folder, time
+    of the recorded run, or None: ran now)]."""
+    parts = []
+    for folder, ran_at in sources:
+        if ran_at is None:
+            parts.append("%s: ran now" % folder)
+        else:
+            parts.append("%s: results of the run at %s (source and graders unchanged since)"
+                         % (folder, when(ran_at, now)))
+    return "; ".join(parts)
 
 
 def labels_of(build_dir):
@@ -151,14 +254,13 @@ def sanitizer_of(build_dir):
     return None
 
 
-def run_tests(build_dir, labs, side):
+def run_tests(build_dir, labs, side, env):
     """Runs the side's tests of these labs; returns the JUnit file's path and CTest's log."""
     folder = tempfile.mkdtemp(prefix="histo-status-")
     junit, log = os.path.join(folder, "junit.xml"), os.path.join(folder, "ctest.log")
     regex = r"^(%s)\.%s(\.sim)?: " % ("|".join(labs), side)
-    print("== running %s tests in %s ..." % (side, os.path.relpath(build_dir, ROOT)), flush=True)
-    preset = SANITIZER_PRESET.get(sanitizer_of(build_dir), os.path.basename(os.path.normpath(build_dir)))
-    env = dict(os.environ, **preset_environment(preset))
+    print("== running %s tests of %s in %s ..." % (side, ", ".join(labs),
+                                                    os.path.relpath(build_dir, ROOT)), flush=True)
     with open(log, "w") as f:
         subprocess.run(["ctest", "--test-dir", build_dir, "-R", regex, "-j", str(os.cpu_count() or 2),
                         "--output-junit", junit], stdout=f, stderr=subprocess.STDOUT, env=env)
@@ -319,6 +421,8 @@ def main():
     ap.add_argument("--junit", help="summarise this finished ctest run instead of running tests")
     ap.add_argument("--no-build", action="store_true",
                     help="report on the graders as they are built (they may be stale)")
+    ap.add_argument("--rerun", action="store_true",
+                    help="run every lab's tests, even those unchanged since their recorded run")
     args = ap.parse_args()
 
     dirs = args.build_dirs
@@ -338,16 +442,46 @@ def main():
     labs = [args.lab] if args.lab else [l for l in LABS if l in lab_folders()] or LABS
     results, presets = {}, {}
     stale = args.no_build and not args.junit
+    sources = {}  # lab -> [(build folder, time of the recorded run reused, or None: ran now)]
     for d in dirs:
         preset = os.path.basename(os.path.normpath(d))
         sanitizer = sanitizer_of(d)
-        broken = {} if args.junit or args.no_build else build(d, labs, args.side, sanitizer)
+        if args.junit:
+            table = results_of(args.junit, labels_of(d), args.side, sanitizer)
+            merge(results, table)
+            for kinds in table.values():
+                for kind in kinds:
+                    presets.setdefault(kind, preset)
+            continue
+        graders = grader_targets(d, labs, args.side)
+        broken = {} if args.no_build else build(d, graders, args.side, sanitizer)
         built = [lab for lab in labs if lab not in broken]
-        table, log, junit = {}, None, args.junit
-        if not junit and built:
-            junit, log = run_tests(d, built, args.side)
-        if junit:
+        env = test_environment(d)
+        marks = {lab: fingerprint(d, lab, graders[lab], env) for lab in built}
+        record = record_of(d)
+        reused = {} if args.rerun else reusable(record, args.side, marks)
+        to_run = [lab for lab in built if lab not in reused]
+        table = {}
+        if reused:
+            print("== %s: %s unchanged since their tests' recorded run: reporting its results" % (
+                os.path.relpath(d, ROOT), ", ".join(reused)), flush=True)
+        if to_run:
+            ran_at = time.time()
+            junit, log = run_tests(d, to_run, args.side, env)
             table = results_of(junit, labels_of(d), args.side, sanitizer, log)
+            for lab in to_run:
+                key = "%s %s" % (args.side, lab)
+                # Only what ran and gave results is recorded (an interrupted run is not).
+                if marks[lab] and table.get(lab):
+                    record[key] = {"fingerprint": marks[lab], "ran_at": ran_at, "results": table[lab]}
+                else:
+                    record.pop(key, None)
+            write_record(d, record)
+        for lab, recorded in reused.items():
+            table[lab] = recorded["results"]
+        for lab in table:
+            sources.setdefault(lab, []).append(
+                (os.path.relpath(d, ROOT), reused[lab]["ran_at"] if lab in reused else None))
         table.update(broken)
         merge(results, table)
         for kinds in table.values():
@@ -367,6 +501,8 @@ def main():
     for lab, row in zip(labs, rows[1:]):
         kinds = results.get(lab, {})
         print(line(row))
+        if sources.get(lab):
+            print("%s from: %s" % (" " * len(lab), provenance(sources[lab])))
         print("%s next: %s" % (" " * len(lab), next_step(lab, kinds, presets, args.side)))
         for kind in ("gpu", "sim", "cost", "tsan", "asan"):
             for reason, count in kinds.get(kind, {}).get("skipped", {}).items():
@@ -377,6 +513,9 @@ def main():
                  "asan": "sim-asan"}
         for (kind, reason), count in sorted(not_run.items()):
             print("  %3d %s tests: %s" % (count, where[kind], reason))
+    if any(ran_at is not None for folder in sources.values() for _, ran_at in folder):
+        print("\n(Results of a recorded run are those of graders and sources as they are now; "
+              "--rerun runs their tests again.)")
     if stale:
         print("\n(--no-build: these are the graders as they were last built; a source edited "
               "since is not in them)")

@@ -2,7 +2,8 @@
 """CTest "status.unit": what scripts/status.sh and scripts/watch.sh say, on made-up ctest results
 and build logs (no build): a cost test failing alone is "correct, but slow", never "wrong"; a
 sanitizer failure is a race (or a bad access) only where the sanitizer reported one, else a crash
-or a failed check; a lab that does not compile shows its first error, named from the course's
+or a failed check; a lab unchanged since its recorded run is reported from it, said so, and one
+whose source or grader changed is run again; a lab that does not compile shows its first error, named from the course's
 root, in Clang's form and in nvcc's; watch names a TODO only when a step failed; a release holds
 what its scripts run or import (scripts/release.py), and refuses to go without it."""
 import contextlib
@@ -101,6 +102,85 @@ class Status(unittest.TestCase):
         # A warning before it is no error.
         self.assertTrue(status.first_error("c.cu(4): warning #177-D: unused\nc.cu(9): error: bad\n")
                         .endswith("c.cu:9: bad"))
+
+
+class Record(unittest.TestCase):
+    """status.main on a made-up course and build: a lab unchanged since its recorded run is
+    reported from that run, and said so; one whose source or grader changed is run again."""
+
+    CASES = [("lab01.student: a helper", {"cpu"}, "passed"),
+             ("lab01.student.sim: a kernel", {"sim"}, "passed"),
+             ("lab01.student.sim: a huge input", {"sim"}, "skipped")]
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.root = Path(tmp.name)
+        self.source = self.root / "lab01_naive" / "lab01_naive.cu"
+        self.source.parent.mkdir()
+        self.source.write_text("// the student's kernel\n")
+        self.build = self.root / "build" / "sim"
+        (self.build / "lab01_naive").mkdir(parents=True)
+        (self.build / "CTestTestfile.cmake").write_text("")
+        self.grader = self.build / "lab01_naive" / "lab01_student_sim_grader"
+        self.grader.write_bytes(b"grader 1")
+        Path(str(self.grader) + "_tests.cmake").write_text("add_test(...)\n")
+        self.runs = []
+
+    def run_tests(self, build_dir, labs, side, env):
+        self.runs.append(list(labs))
+        path = self.root / ("junit%d.xml" % len(self.runs))
+        path.write_text(JUNIT.format(n=len(self.CASES), cases="\n".join(
+            case(name, result) for name, _, result in self.CASES)))
+        return str(path), None
+
+    def status(self, *args):
+        out = io.StringIO()
+        with mock.patch.object(status, "ROOT", str(self.root)), \
+                mock.patch.object(status, "grader_targets",
+                                  return_value={"lab01": ["lab01_student_sim_grader"]}), \
+                mock.patch.object(status, "build", return_value={}), \
+                mock.patch.object(status, "run_tests", side_effect=self.run_tests), \
+                mock.patch.object(status, "labels_of",
+                                  return_value={name: labels for name, labels, _ in self.CASES}), \
+                mock.patch.object(sys, "argv", ["status.py", str(self.build), *args]), \
+                contextlib.redirect_stdout(out):
+            code = status.main()
+        return code, out.getvalue()
+
+    def test_an_unchanged_lab_is_reported_from_its_recorded_run_and_said_so(self):
+        code, first = self.status()
+        self.assertEqual((code, self.runs), (0, [["lab01"]]))
+        self.assertIn("from: build/sim: ran now", first)
+        code, second = self.status()
+        self.assertEqual((code, self.runs), (0, [["lab01"]]))
+        self.assertIn("from: build/sim: results of the run at ", second)
+        self.assertIn("(source and graders unchanged since)", second)
+        self.assertNotIn("ran now", second)
+        # The recorded run's skip stays a skip: never a pass.
+        self.assertIn("1/1 passed, 1 not run", second)
+        self.assertIn("did NOT run (never counted as passed):\n    1 simulator tests", second)
+        row = lambda out: [l for l in out.splitlines() if l.startswith("lab01 ")]
+        self.assertEqual(row(first), row(second))
+
+    def test_a_changed_source_grader_or_setting_runs_the_tests_again(self):
+        self.status()
+        self.source.write_text("// the student's kernel, edited\n")
+        self.assertIn("ran now", self.status()[1])
+        self.grader.write_bytes(b"grader 2")
+        self.assertIn("ran now", self.status()[1])
+        with mock.patch.dict(os.environ, {"HISTO_GRADER_MAX_N": "4096"}):
+            self.assertIn("ran now", self.status()[1])
+        self.assertIn("ran now", self.status("--rerun")[1])
+        self.assertEqual(len(self.runs), 5)
+        self.assertIn("results of the run at", self.status()[1])
+        self.assertEqual(len(self.runs), 5)
+
+    def test_a_grader_that_is_not_built_is_never_reused(self):
+        self.status()
+        self.grader.unlink()
+        self.assertIn("ran now", self.status()[1])
+        self.assertIn("ran now", self.status()[1])
 
 
 class Watch(unittest.TestCase):
