@@ -7,8 +7,10 @@ Without labNN it watches the lab whose source (labNN_*/labNN_*.cu) was saved las
 it rebuilds that lab's grader in the CPU simulator (build/sim, configured with the sim preset
 whenever it is not there: first use, or deleted since; a long build shows its progress) and runs its tests in three steps, stopping after the first step that fails:
   1. the quick checks: the [cpu] tests (your helpers, on the CPU: seconds at most);
-  2. the remaining tests: your kernels in the simulator;
-  3. the cost tests ([perf], "cost: ..."): what your kernels cost, as Nsight Compute counts it.
+  2. your kernels in the simulator: the kernel tests but the long ones;
+  3. the long kernel tests ([long]: those that take many seconds in the simulator, e.g. lab03's
+     contention sweep) and the cost tests ([perf], "cost: ..."): what your kernels cost, as
+     Nsight Compute counts it.
 Each step runs its test cases side by side, one per core, so the first to fail is on screen
 without waiting for slower ones. It prints the first failure's message (where its check failed,
 the case, the likely cause), one line for each other test of the step that fails, and the next
@@ -28,8 +30,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from status import first_error, lab_folders  # noqa: E402
 
-STEPS = [("quick checks", "[cpu]"), ("your kernels in the simulator", "[gpu]~[perf]"),
-         ("cost tests", "[perf]")]
+STEPS = [("quick checks", "[cpu]"), ("your kernels in the simulator", "[gpu]~[perf]~[long]"),
+         ("long kernel tests and cost tests", "[long],[perf]")]
 POLL_SECONDS = 0.1
 
 

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""CTest "status.unit": what scripts/status.sh and scripts/watch.sh say, on made-up ctest results
-and build logs (no build): a cost test failing alone is "correct, but slow", never "wrong"; a
+"""CTest "status.unit": what scripts/status.sh and scripts/watch.sh say, on made-up ctest results and
+build logs (no build): a cost test failing alone is "correct, but slow", never "wrong"; a
 sanitizer failure is a race (or a bad access) only where the sanitizer reported one, else a crash
 or a failed check; a lab unchanged since its recorded run is reported from it, said so, and one
-whose source or grader changed is run again; a lab that does not compile shows its first error, named from the course's
-root, in Clang's form and in nvcc's; watch names a TODO only when a step failed; a release holds
-what its scripts run or import (scripts/release.py), and refuses to go without it."""
+whose source or grader changed is run again; a lab that does not compile shows its first error,
+named from the course's root, in Clang's form and in nvcc's; watch names a TODO only when a step
+failed and runs a [long] kernel test after the others, with the cost tests; a release holds what
+its scripts run or import (scripts/release.py), and refuses to go without it."""
 import contextlib
 import io
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -241,6 +243,21 @@ class Watch(unittest.TestCase):
         self.assertTrue(passed)
         self.assertIn("every step passed", out)
         self.assertNotIn("TODO", out)
+
+    def test_every_test_runs_in_one_step_a_long_kernel_test_after_the_others(self):
+        def matches(spec, tags):
+            # Catch2's test specs as the steps write them: alternatives apart by commas, each
+            # a run of [tag] (required) and ~[tag] (excluded).
+            return any(all((tag in tags) != (negated == "~")
+                           for negated, tag in re.findall(r"(~?)\[(\w+)\]", alternative))
+                       for alternative in spec.split(","))
+        steps = lambda *tags: [n for n, (_, spec) in enumerate(watch.STEPS, 1) if matches(spec, set(tags))]
+        self.assertEqual(steps("cpu"), [1])
+        self.assertEqual(steps("gpu"), [2])
+        self.assertEqual(steps("gpu", "large"), [2])
+        self.assertEqual(steps("gpu", "long"), [3])
+        self.assertEqual(steps("gpu", "perf"), [3])
+        self.assertEqual(steps("gpu", "private"), [2])
 
     def test_a_failed_step_names_the_next_todo(self):
         passed, out = self.round(["FAILED (grader.cpp:5):\n  REQUIRE( x ) is false\n"])
