@@ -9,7 +9,8 @@ Without BUILD_DIR it looks for build/student*, build/sim, build/sim-tsan and bui
 It first builds the graders of what it reports on (each lab apart, so one that does not compile
 is reported with its first error, and the others still run), then runs the tests of each lab
 whose graders, lab folder or test environment changed since its last recorded run in that build
-folder (status-record.json there): what it prints is about the source as it is now, never an
+folder (status-record.json there: its own runs, and watch.sh's rounds where every step passed,
+each test case run by its grader as CTest runs it): what it prints is about the source as it is now, never an
 older build's. A lab unchanged since its recorded run shows that run's results, said so under
 its row with the time of the run; the others say "ran now". --rerun runs every lab's tests
 again. (--no-build reports on the graders as they are built, and says they may be stale.)
@@ -31,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -128,7 +130,8 @@ def fingerprint(build_dir, lab, targets, env):
     """What a lab's test results depend on, as one hash: its graders as built and their CTest
     files (the tests and their settings), the files of its folder (the student's source among
     them), of its solution's and of its private tests, the settings the graders read (HISTO_*, the sanitizers' options), and
-    this script and the JUnit reader that sort the results. None when a grader is not built."""
+    the scripts that run and sort them (this one, watch.py, the JUnit reader). None when a
+    grader is not built."""
     folder = lab_folders().get(lab)
     if not folder or not targets:
         return None
@@ -156,7 +159,8 @@ def fingerprint(build_dir, lab, targets, env):
         for name in names:
             if os.path.isfile(os.path.join(top, name)):
                 add(os.path.join(top, name), False)
-    for script in (os.path.abspath(__file__), sys.modules[parse_junit.__module__].__file__):
+    for script in (os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)), "watch.py"),
+                   sys.modules[parse_junit.__module__].__file__):
         add(script, False)
     for key in sorted(env):
         if key.startswith("HISTO_") or key.endswith("SAN_OPTIONS"):
@@ -165,8 +169,8 @@ def fingerprint(build_dir, lab, targets, env):
 
 
 def record_of(build_dir):
-    """The build folder's record: {"SIDE LAB": {"fingerprint", "ran_at" (seconds since the
-    epoch), "results": {kind: entry}}}; {} when there is none (or it cannot be read)."""
+    """The build folder's record: {"SIDE LAB": recorded_run(...)}, "ran_at" in seconds since the
+    epoch, "results" {kind: entry}; {} when there is none (or it cannot be read)."""
     try:
         with open(os.path.join(build_dir, RECORD)) as f:
             record = json.load(f)
@@ -181,6 +185,42 @@ def write_record(build_dir, record):
     with tempfile.NamedTemporaryFile("w", dir=build_dir, prefix=RECORD, delete=False) as f:
         json.dump(record, f, indent=1, sort_keys=True)
     os.replace(f.name, path)
+
+
+def recorded_run(mark, ran_at, results, by):
+    """A lab's entry in the record: what its results depend on, when they ran, by which script."""
+    return {"fingerprint": mark, "ran_at": ran_at, "results": results, "by": by}
+
+
+def record_cases(build_dir, lab, side, mark, ran_at, cases, by):
+    """Records a run of a lab's tests made without CTest (watch.sh's round, each test case run by
+    its grader): cases as [(test case, exit code, output)], exit code 4 a skip as CTest counts
+    it. They are read as CTest's own run is (its JUnit, results_of), and recorded only when they
+    are every test CTest has for the lab in this build and nothing else; returns whether they
+    were."""
+    if not mark:
+        return False
+    labels = labels_of(build_dir)
+    names = {name.split(": ", 1)[1]: name for name in labels if re.match(tests_regex([lab], side), name)}
+    if sorted(names) != sorted(case for case, _, _ in cases):
+        return False
+    suite = ET.Element("testsuite", tests=str(len(cases)))
+    for case, code, output in cases:
+        result = "run" if code == 0 else "notrun" if code == 4 else "fail"
+        element = ET.SubElement(suite, "testcase", name=names[case], status=result)
+        if result != "run":
+            ET.SubElement(element, "skipped" if result == "notrun" else "failure")
+        ET.SubElement(element, "system-out").text = output
+    with tempfile.TemporaryDirectory(prefix="histo-watch-") as folder:
+        junit = os.path.join(folder, "junit.xml")
+        ET.ElementTree(suite).write(junit, encoding="unicode")
+        table = results_of(junit, labels, side, sanitizer_of(build_dir))
+    if not table.get(lab):
+        return False
+    record = record_of(build_dir)
+    record["%s %s" % (side, lab)] = recorded_run(mark, ran_at, table[lab], by)
+    write_record(build_dir, record)
+    return True
 
 
 def reusable(record, side, fingerprints):
@@ -201,15 +241,15 @@ def when(seconds, now=None):
 
 
 def provenance(sources, now=None):
-    """The line under a lab's row that says where its results come from: [(build folder, time
-    of the recorded run, or None: ran now)]."""
+    """The line under a lab's row that says where its results come from: [(build folder, its
+    recorded run reused, or None: ran now)]."""
     parts = []
-    for folder, ran_at in sources:
-        if ran_at is None:
+    for folder, recorded in sources:
+        if recorded is None:
             parts.append("%s: ran now" % folder)
         else:
-            parts.append("%s: results of the run at %s (source and graders unchanged since)"
-                         % (folder, when(ran_at, now)))
+            parts.append("%s: results of %s's run at %s (source and graders unchanged since)"
+                         % (folder, recorded["by"], when(recorded["ran_at"], now)))
     return "; ".join(parts)
 
 
@@ -254,11 +294,16 @@ def sanitizer_of(build_dir):
     return None
 
 
+def tests_regex(labs, side):
+    """CTest's names of the side's tests of these labs."""
+    return r"^(%s)\.%s(\.sim)?: " % ("|".join(labs), side)
+
+
 def run_tests(build_dir, labs, side, env):
     """Runs the side's tests of these labs; returns the JUnit file's path and CTest's log."""
     folder = tempfile.mkdtemp(prefix="histo-status-")
     junit, log = os.path.join(folder, "junit.xml"), os.path.join(folder, "ctest.log")
-    regex = r"^(%s)\.%s(\.sim)?: " % ("|".join(labs), side)
+    regex = tests_regex(labs, side)
     print("== running %s tests of %s in %s ..." % (side, ", ".join(labs),
                                                     os.path.relpath(build_dir, ROOT)), flush=True)
     with open(log, "w") as f:
@@ -442,7 +487,7 @@ def main():
     labs = [args.lab] if args.lab else [l for l in LABS if l in lab_folders()] or LABS
     results, presets = {}, {}
     stale = args.no_build and not args.junit
-    sources = {}  # lab -> [(build folder, time of the recorded run reused, or None: ran now)]
+    sources = {}  # lab -> [(build folder, its recorded run reused, or None: ran now)]
     for d in dirs:
         preset = os.path.basename(os.path.normpath(d))
         sanitizer = sanitizer_of(d)
@@ -473,15 +518,14 @@ def main():
                 key = "%s %s" % (args.side, lab)
                 # Only what ran and gave results is recorded (an interrupted run is not).
                 if marks[lab] and table.get(lab):
-                    record[key] = {"fingerprint": marks[lab], "ran_at": ran_at, "results": table[lab]}
+                    record[key] = recorded_run(marks[lab], ran_at, table[lab], "status.sh")
                 else:
                     record.pop(key, None)
             write_record(d, record)
         for lab, recorded in reused.items():
             table[lab] = recorded["results"]
         for lab in table:
-            sources.setdefault(lab, []).append(
-                (os.path.relpath(d, ROOT), reused[lab]["ran_at"] if lab in reused else None))
+            sources.setdefault(lab, []).append((os.path.relpath(d, ROOT), reused.get(lab)))
         table.update(broken)
         merge(results, table)
         for kinds in table.values():
@@ -513,7 +557,7 @@ def main():
                  "asan": "sim-asan"}
         for (kind, reason), count in sorted(not_run.items()):
             print("  %3d %s tests: %s" % (count, where[kind], reason))
-    if any(ran_at is not None for folder in sources.values() for _, ran_at in folder):
+    if any(recorded for folder in sources.values() for _, recorded in folder):
         print("\n(Results of a recorded run are those of graders and sources as they are now; "
               "--rerun runs their tests again.)")
     if stale:

@@ -156,7 +156,7 @@ class Record(unittest.TestCase):
         self.assertIn("from: build/sim: ran now", first)
         code, second = self.status()
         self.assertEqual((code, self.runs), (0, [["lab01"]]))
-        self.assertIn("from: build/sim: results of the run at ", second)
+        self.assertIn("from: build/sim: results of status.sh's run at ", second)
         self.assertIn("(source and graders unchanged since)", second)
         self.assertNotIn("ran now", second)
         # The recorded run's skip stays a skip: never a pass.
@@ -175,8 +175,29 @@ class Record(unittest.TestCase):
             self.assertIn("ran now", self.status()[1])
         self.assertIn("ran now", self.status("--rerun")[1])
         self.assertEqual(len(self.runs), 5)
-        self.assertIn("results of the run at", self.status()[1])
+        self.assertIn("results of status.sh's run at", self.status()[1])
         self.assertEqual(len(self.runs), 5)
+
+    def test_a_watch_round_that_ran_every_test_is_shown_as_its_run(self):
+        cases = [("a helper", 0, ""), ("a kernel", 0, ""),
+                 ("a huge input", 4, "x.cpp:1: SKIPPED:\nexplicitly with message:\n  too big here\n")]
+        labels = {name: tags for name, tags, _ in self.CASES}
+        with mock.patch.object(status, "ROOT", str(self.root)), \
+                mock.patch.object(status, "labels_of", return_value=labels):
+            mark = status.fingerprint(str(self.build), "lab01", ["lab01_student_sim_grader"],
+                                      status.test_environment(str(self.build)))
+            # A round that left a test out is not recorded.
+            self.assertFalse(status.record_cases(str(self.build), "lab01", "student", mark, 0,
+                                                 cases[:2], "watch.sh"))
+            self.assertTrue(status.record_cases(str(self.build), "lab01", "student", mark, 0,
+                                                cases, "watch.sh"))
+        code, out = self.status()
+        self.assertEqual((code, self.runs), (0, []))
+        self.assertIn("from: build/sim: results of watch.sh's run at ", out)
+        self.assertIn("1/1 passed, 1 not run", out)
+        self.assertIn("1 simulator tests: too big here", out)
+        self.source.write_text("// edited after the round\n")
+        self.assertIn("from: build/sim: ran now", self.status()[1])
 
     def test_a_grader_that_is_not_built_is_never_reused(self):
         self.status()
@@ -215,7 +236,7 @@ class Watch(unittest.TestCase):
         """run_step made up: each step's failed cases' outputs, shown as they fail."""
         rounds = iter(failures)
 
-        def run_step(grader, spec, build, on_failure=None):
+        def run_step(grader, spec, build, on_failure=None, ran=None):
             outputs = next(rounds) or []
             outputs = [outputs] if isinstance(outputs, str) else outputs
             for i, out in enumerate(outputs):
