@@ -369,56 +369,28 @@ TEST_CASE("histogram_aggregated rejects bad arguments and zeroes the output for 
   histo::check_bad_arguments(histo::find_variant(variants(), "aggregated"));
 }
 
-namespace {
-
-// The inputs of the benchmark's --sweep: `distinct` byte values (256, 64, 16, 4 or 1), one test
-// case each, as each takes seconds in the simulator (tagged [long]: scripts/watch.sh runs them
-// after the other kernel tests). Sizes that end in a partial warp and a partial block; every
-// fourth offset.
-void check_contention(unsigned distinct) {
+TEST_CASE("both kernels match the reference on the contention sweep's inputs", "[gpu][long]") {
+  // The inputs of the benchmark's --sweep: 256, 64, 16, 4 and 1 distinct byte values. Sizes
+  // that end in a partial warp and a partial block; every fourth offset. 14 s in the simulator
+  // ([long]: scripts/watch.sh runs it after the other kernel tests, with the cost tests).
   histo::require_gpu();
   const uint64_t seed = histo::test_seed();
   const size_t n = std::min<size_t>((size_t(1) << 20) + 37, histo::grading_size_limit());
-  std::vector<uint8_t> data(n);
-  histo::generate_distinct(distinct, seed, data.data(), n);
-  const std::string name = "distinct" + std::to_string(distinct);
-  for (const histo::Variant& variant : variants()) {
-    for (size_t offset : {0, 4, 9, 15}) {
-      for (size_t size : {n, n - 20, size_t(1000)}) {
-        const std::string report =
-            histo::grade_byte_case(variant, data.data(), size, offset, name, seed);
-        histo::check_report(report);
+  for (unsigned distinct : {256u, 64u, 16u, 4u, 1u}) {
+    std::vector<uint8_t> data(n);
+    histo::generate_distinct(distinct, seed, data.data(), n);
+    const std::string name = "distinct" + std::to_string(distinct);
+    for (const histo::Variant& variant : variants()) {
+      for (size_t offset : {0, 4, 9, 15}) {
+        for (size_t size : {n, n - 20, size_t(1000)}) {
+          const std::string report =
+              histo::grade_byte_case(variant, data.data(), size, offset, name, seed);
+          histo::check_report(report);
+        }
       }
     }
   }
-  SUCCEED("both kernels match the reference at " << distinct << " distinct values");
-}
-
-}  // namespace
-
-TEST_CASE("both kernels match the reference on the contention sweep's 256 distinct values",
-          "[gpu][long]") {
-  check_contention(256);
-}
-
-TEST_CASE("both kernels match the reference on the contention sweep's 64 distinct values",
-          "[gpu][long]") {
-  check_contention(64);
-}
-
-TEST_CASE("both kernels match the reference on the contention sweep's 16 distinct values",
-          "[gpu][long]") {
-  check_contention(16);
-}
-
-TEST_CASE("both kernels match the reference on the contention sweep's 4 distinct values",
-          "[gpu][long]") {
-  check_contention(4);
-}
-
-TEST_CASE("both kernels match the reference on the contention sweep's 1 distinct value",
-          "[gpu][long]") {
-  check_contention(1);
+  SUCCEED("both kernels match the reference at 256, 64, 16, 4 and 1 distinct values");
 }
 
 // ---- GPU: letters and 64-bit counters ------------------------------------------------------
