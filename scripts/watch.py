@@ -16,8 +16,9 @@ without waiting for slower ones. It prints the first failure's message (where it
 the case, the likely cause), one line for each other test of the step that fails, and the next
 TODO of your source, or what passed. A source that does not compile shows the
 compiler's first error. A round where every step passed is recorded in the build folder, so
-that scripts/status.sh shows its results, said so, while the lab stays as it is. --once runs one round on the source as it is, and exits 1 where
-something failed (0 when every step passed).
+that scripts/status.sh shows its results, said so, while the lab stays as it is. --once runs
+one round on the source as it is, and exits 1 where something failed (0 when every step
+passed).
 Ctrl-C stops it.
 """
 import argparse
