@@ -369,9 +369,10 @@ TEST_CASE("histogram_aggregated rejects bad arguments and zeroes the output for 
   histo::check_bad_arguments(histo::find_variant(variants(), "aggregated"));
 }
 
-TEST_CASE("both kernels match the reference on the contention sweep's inputs", "[gpu]") {
+TEST_CASE("both kernels match the reference on the contention sweep's inputs", "[gpu][long]") {
   // The inputs of the benchmark's --sweep: 256, 64, 16, 4 and 1 distinct byte values. Sizes
-  // that end in a partial warp and a partial block; every fourth offset.
+  // that end in a partial warp and a partial block; every fourth offset. 14 s in the simulator
+  // ([long]: scripts/watch.sh runs it after the other kernel tests, with the cost tests).
   histo::require_gpu();
   const uint64_t seed = histo::test_seed();
   const size_t n = std::min<size_t>((size_t(1) << 20) + 37, histo::grading_size_limit());

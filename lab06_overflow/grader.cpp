@@ -451,7 +451,7 @@ TEST_CASE("histogram_merge survives inputs built to overflow an 8-bit counter", 
   check_hunt("merge");
 }
 
-TEST_CASE("histogram_check is right on grids of one and three blocks", "[gpu]") {
+TEST_CASE("histogram_check is right on grids of one and three blocks", "[gpu][long]") {
   // The hazard: with few blocks every thread counts thousands of elements, so a missing or
   // wrong spill shows up at once, even on the small inputs of a sanitizer run.
   const histo::Variant& check = histo::find_variant(variants(), "check");
@@ -460,7 +460,7 @@ TEST_CASE("histogram_check is right on grids of one and three blocks", "[gpu]") 
   CHECK_THROWS_AS(histogram_check_on_grid(nullptr, 0, nullptr, 0), std::invalid_argument);
 }
 
-TEST_CASE("histogram_merge is right on grids of one and three blocks", "[gpu]") {
+TEST_CASE("histogram_merge is right on grids of one and three blocks", "[gpu][long]") {
   // The hazard: with few blocks every thread runs many merge rounds, so a merge that comes too
   // late, a round some threads skip or a missing barrier shows up at once.
   const histo::Variant& merge = histo::find_variant(variants(), "merge");
@@ -558,7 +558,7 @@ TEST_CASE("stretch: histogram_merge_vec16 survives inputs built to overflow an 8
   check_hunt("merge_vec16");
 }
 TEST_CASE("stretch: histogram_merge_vec16 is right on grids of one and three blocks",
-          "[gpu][stretch]") {
+          "[gpu][stretch][long]") {
   // The hazard: with few blocks every thread counts thousands of 16-byte vectors, so a merge
   // that comes later than every 240 bytes wraps a counter even on small inputs.
   const histo::Variant& stretch = histo::find_variant(variants(), "merge_vec16");

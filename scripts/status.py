@@ -2,29 +2,41 @@
 """Where each lab stands, honestly: CPU checks, kernels in the CPU simulator, their cost, kernels
 on a GPU.
 
-usage: scripts/status.sh [--side student|solution] [--lab labNN] [--no-build] [BUILD_DIR...]
+usage: scripts/status.sh [--side student|solution] [--lab labNN] [--no-build] [--rerun] [--large]
+                         [BUILD_DIR...]
        scripts/status.sh --junit FILE BUILD_DIR      (summarise a finished ctest run)
 
 Without BUILD_DIR it looks for build/student*, build/sim, build/sim-tsan and build/sim-asan.
 It first builds the graders of what it reports on (each lab apart, so one that does not compile
-is reported with its first error, and the others still run), then runs their tests: what it
-prints is about the source as it is now, never an older build's (--no-build reports on the
-graders as they are built, and says they may be stale). A skipped test is never counted as
-passed: GPU tests that did not run are reported as "not run", with the reason the test gave (no
-GPU, no driver, ...). The cost tests ([perf], "cost: ...") get their own column: a kernel that
-passes every other test and fails only those is correct but slow, not wrong. The kernels' tests
-in a sim-tsan build (ThreadSanitizer: races) and a sim-asan build (AddressSanitizer:
-out-of-bounds accesses) get their own columns; a failure there that carries no race (or bounds)
-report is said to be a crash or a failed check, never a race. Tests named "stretch: ..." (lab06's
-optional stretch) are counted apart and never make a lab fail.
+is reported with its first error, and the others still run), then runs the tests of each lab
+whose graders, lab folder or test environment changed since its last recorded run in that build
+folder (status-record.json there: its own runs, and watch.sh's rounds where every step passed,
+each test case run by its grader as CTest runs it): what it prints is about the source as it is now, never an
+older build's. A lab unchanged since its recorded run shows that run's results, said so under
+its row with the time of the run; the others say "ran now". --rerun runs every lab's tests
+again. The inputs of gigabytes ([large], 3 to 45 s each in the simulator) run only with --large
+(or in watch.sh's last step, whose passing round shows here); otherwise each is listed as not
+run, saying so. (--no-build reports on the graders as they are built, and says they may be
+stale.)
+A skipped test is never counted as passed, reused or not: GPU tests that did not run are
+reported as "not run", with the reason the test gave (no GPU, no driver, ...). The cost tests
+([perf], "cost: ...") get their own column: a kernel that passes every other test and fails only
+those is correct but slow, not wrong. The kernels' tests in a sim-tsan build (ThreadSanitizer:
+races) and a sim-asan build (AddressSanitizer: out-of-bounds accesses) get their own columns; a
+failure there that carries no race (or bounds) report is said to be a crash or a failed check,
+never a race. Tests named "stretch: ..." (lab06's optional stretch) are counted apart and never
+make a lab fail.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -40,6 +52,8 @@ SANITIZER_REPORT = {"tsan": "WARNING: ThreadSanitizer: data race",
 # A sanitizer build's kernel tests are their own kind; its test preset sets their environment.
 SANITIZER_PRESET = {"tsan": "sim-tsan", "asan": "sim-asan"}
 STRETCH = "stretch: "
+# Each build folder's record of the last run of each lab's tests (record_of, fingerprint).
+RECORD = "status-record.json"
 
 
 def new_entry():
@@ -52,11 +66,12 @@ def lab_folders():
             and os.path.isdir(os.path.join(ROOT, p))}
 
 
-def grader_targets(build_dir, lab, side):
-    """The lab's graders of `side` that this build has."""
+def grader_targets(build_dir, labs, side):
+    """{lab: the lab's graders of `side` that this build has}, from one listing of its targets."""
     out = subprocess.run(["cmake", "--build", build_dir, "--target", "help"], capture_output=True,
                          text=True).stdout
-    return sorted(set(re.findall(r"^(%s_%s(?:_sim)?_grader)\b" % (lab, side), out, re.M)))
+    return {lab: sorted(set(re.findall(r"^(%s_%s(?:_sim)?_grader)\b" % (lab, side), out, re.M)))
+            for lab in labs}
 
 
 # A compiler's error line: Clang's and GCC's "FILE:LINE:COL: error: ..." (or "FILE:LINE: error:"),
@@ -86,13 +101,12 @@ def first_error(log):
     return " / ".join(tail) or "the build failed (no message)"
 
 
-def build(build_dir, labs, side, sanitizer=None):
-    """Builds each lab's graders. Returns {lab: {kind: entry}} for those that do not compile:
-    each kind their graders report on, marked with the first error."""
+def build(build_dir, graders, side, sanitizer=None):
+    """Builds each lab's graders ({lab: targets}). Returns {lab: {kind: entry}} for those that do
+    not compile: each kind their graders report on, marked with the first error."""
     broken = {}
     print("== building %s graders in %s ..." % (side, os.path.relpath(build_dir, ROOT)), flush=True)
-    for lab in labs:
-        targets = grader_targets(build_dir, lab, side)
+    for lab, targets in graders.items():
         if not targets:
             continue
         proc = subprocess.run(["cmake", "--build", build_dir, "--target", *targets],
@@ -108,6 +122,139 @@ def build(build_dir, labs, side, sanitizer=None):
         error = first_error(proc.stdout + proc.stderr)
         broken[lab] = {k: dict(new_entry(), broken=error) for k in kinds}
     return broken
+
+
+def test_environment(build_dir):
+    """The environment the build's tests run in: ours, with its test preset's settings."""
+    preset = SANITIZER_PRESET.get(sanitizer_of(build_dir), os.path.basename(os.path.normpath(build_dir)))
+    return dict(os.environ, **preset_environment(preset))
+
+
+def fingerprint(build_dir, lab, targets, env):
+    """What a lab's test results depend on, as one hash: its graders as built and their CTest
+    files (the tests and their settings), the files of its folder (the student's source among
+    them), of its solution's and of its private tests, the settings the graders read (HISTO_*, the sanitizers' options), and
+    the scripts that run and sort them (this one, watch.py, the JUnit reader). None when a
+    grader is not built."""
+    folder = lab_folders().get(lab)
+    if not folder or not targets:
+        return None
+    digest = hashlib.sha256()
+
+    def add(path, required):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            if required:
+                return False
+            data = b"(none)"
+        digest.update(b"%s %d\0" % (os.path.relpath(path, ROOT).encode(), len(data)))
+        digest.update(data)
+        return True
+
+    for target in targets:
+        grader = os.path.join(build_dir, folder, target)
+        if not (add(grader, True) and add(grader + "_tests.cmake", True)):
+            return None
+    for top in (os.path.join(ROOT, folder), os.path.join(ROOT, "solutions", folder),
+                os.path.join(ROOT, "grading", "private", lab)):
+        names = sorted(os.listdir(top)) if os.path.isdir(top) else []
+        for name in names:
+            if os.path.isfile(os.path.join(top, name)):
+                add(os.path.join(top, name), False)
+    for script in (os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)), "watch.py"),
+                   sys.modules[parse_junit.__module__].__file__):
+        add(script, False)
+    for key in sorted(env):
+        if key.startswith("HISTO_") or key.endswith("SAN_OPTIONS"):
+            digest.update(("%s=%s\0" % (key, env[key])).encode())
+    return digest.hexdigest()
+
+
+def record_of(build_dir):
+    """The build folder's record: {"SIDE LAB": recorded_run(...)}, "ran_at" in seconds since the
+    epoch, "results" {kind: entry}; {} when there is none (or it cannot be read)."""
+    try:
+        with open(os.path.join(build_dir, RECORD)) as f:
+            record = json.load(f)
+        return record if isinstance(record, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def write_record(build_dir, record):
+    """Writes the record whole (a reader never sees half of it)."""
+    path = os.path.join(build_dir, RECORD)
+    with tempfile.NamedTemporaryFile("w", dir=build_dir, prefix=RECORD, delete=False) as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+    os.replace(f.name, path)
+
+
+def recorded_run(mark, ran_at, results, by):
+    """A lab's entry in the record: what its results depend on, when they ran, by which script."""
+    return {"fingerprint": mark, "ran_at": ran_at, "results": results, "by": by}
+
+
+def record_cases(build_dir, lab, side, mark, ran_at, cases, by):
+    """Records a run of a lab's tests made without CTest (watch.sh's round, each test case run by
+    its grader): cases as [(test case, exit code, output)], exit code 4 a skip as CTest counts
+    it. They are read as CTest's own run is (its JUnit, results_of), and recorded only when they
+    are every test CTest has for the lab in this build and nothing else; returns whether they
+    were."""
+    if not mark:
+        return False
+    labels = labels_of(build_dir)
+    names = {name.split(": ", 1)[1]: name for name in labels if re.match(tests_regex([lab], side), name)}
+    if sorted(names) != sorted(case for case, _, _ in cases):
+        return False
+    suite = ET.Element("testsuite", tests=str(len(cases)))
+    for case, code, output in cases:
+        result = "run" if code == 0 else "notrun" if code == 4 else "fail"
+        element = ET.SubElement(suite, "testcase", name=names[case], status=result)
+        if result != "run":
+            ET.SubElement(element, "skipped" if result == "notrun" else "failure")
+        ET.SubElement(element, "system-out").text = output
+    with tempfile.TemporaryDirectory(prefix="histo-watch-") as folder:
+        junit = os.path.join(folder, "junit.xml")
+        ET.ElementTree(suite).write(junit, encoding="unicode")
+        table = results_of(junit, labels, side, sanitizer_of(build_dir))
+    if not table.get(lab):
+        return False
+    record = record_of(build_dir)
+    record["%s %s" % (side, lab)] = recorded_run(mark, ran_at, table[lab], by)
+    write_record(build_dir, record)
+    return True
+
+
+def reusable(record, side, fingerprints):
+    """{lab: its recorded run} for each lab whose fingerprint is the recorded run's."""
+    reuse = {}
+    for lab, mark in fingerprints.items():
+        recorded = record.get("%s %s" % (side, lab))
+        if mark and isinstance(recorded, dict) and recorded.get("fingerprint") == mark:
+            reuse[lab] = recorded
+    return reuse
+
+
+def when(seconds, now=None):
+    """A run's time: "10:41" today, "2026-12-03 10:41" another day."""
+    then, today = time.localtime(seconds), time.localtime(now)
+    same_day = then[:3] == today[:3]
+    return time.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M", then)
+
+
+def provenance(sources, now=None):
+    """The line under a lab's row that says where its results come from: [(build folder, its
+    recorded run reused, or None: ran now)]."""
+    parts = []
+    for folder, recorded in sources:
+        if recorded is None:
+            parts.append("%s: ran now" % folder)
+        else:
+            parts.append("%s: results of %s's run at %s (source and graders unchanged since)"
+                         % (folder, recorded["by"], when(recorded["ran_at"], now)))
+    return "; ".join(parts)
 
 
 def labels_of(build_dir):
@@ -151,18 +298,37 @@ def sanitizer_of(build_dir):
     return None
 
 
-def run_tests(build_dir, labs, side):
-    """Runs the side's tests of these labs; returns the JUnit file's path and CTest's log."""
+def tests_regex(labs, side):
+    """CTest's names of the side's tests of these labs."""
+    return r"^(%s)\.%s(\.sim)?: " % ("|".join(labs), side)
+
+
+LARGE_NOT_RUN = ("inputs of gigabytes ([large], 3 to 45 s each): not run by status.sh; "
+                 "scripts/watch.sh LAB runs them in its last step, status.sh --large here")
+
+
+def run_tests(build_dir, labs, side, env, large=False):
+    """Runs the side's tests of these labs (the [large] ones only when `large`); returns the
+    JUnit file's path and CTest's log."""
     folder = tempfile.mkdtemp(prefix="histo-status-")
     junit, log = os.path.join(folder, "junit.xml"), os.path.join(folder, "ctest.log")
-    regex = r"^(%s)\.%s(\.sim)?: " % ("|".join(labs), side)
-    print("== running %s tests in %s ..." % (side, os.path.relpath(build_dir, ROOT)), flush=True)
-    preset = SANITIZER_PRESET.get(sanitizer_of(build_dir), os.path.basename(os.path.normpath(build_dir)))
-    env = dict(os.environ, **preset_environment(preset))
+    regex = tests_regex(labs, side)
+    print("== running %s tests of %s in %s ..." % (side, ", ".join(labs),
+                                                    os.path.relpath(build_dir, ROOT)), flush=True)
     with open(log, "w") as f:
         subprocess.run(["ctest", "--test-dir", build_dir, "-R", regex, "-j", str(os.cpu_count() or 2),
-                        "--output-junit", junit], stdout=f, stderr=subprocess.STDOUT, env=env)
+                        "--output-junit", junit] + ([] if large else ["-LE", "^large$"]),
+                       stdout=f, stderr=subprocess.STDOUT, env=env)
     return junit, log
+
+
+def large_not_run(table, labels, labs, side):
+    """Counts each [large] test of `labs` that run_tests left out as not run, saying why."""
+    for name, tags in labels.items():
+        m = re.match(r"^(lab0[1-6])\.(\w+)\.sim: ", name)
+        if "large" in tags and m and m.group(1) in labs and m.group(2) == side:
+            skipped = table.setdefault(m.group(1), {}).setdefault("sim", new_entry())["skipped"]
+            skipped[LARGE_NOT_RUN] = skipped.get(LARGE_NOT_RUN, 0) + 1
 
 
 def results_of(junit, labels, side, sanitizer=None, log=None):
@@ -319,6 +485,10 @@ def main():
     ap.add_argument("--junit", help="summarise this finished ctest run instead of running tests")
     ap.add_argument("--no-build", action="store_true",
                     help="report on the graders as they are built (they may be stale)")
+    ap.add_argument("--rerun", action="store_true",
+                    help="run every lab's tests, even those unchanged since their recorded run")
+    ap.add_argument("--large", action="store_true",
+                    help="also run the inputs of gigabytes ([large], 3 to 45 s each; implies --rerun)")
     args = ap.parse_args()
 
     dirs = args.build_dirs
@@ -338,16 +508,48 @@ def main():
     labs = [args.lab] if args.lab else [l for l in LABS if l in lab_folders()] or LABS
     results, presets = {}, {}
     stale = args.no_build and not args.junit
+    sources = {}  # lab -> [(build folder, its recorded run reused, or None: ran now)]
     for d in dirs:
         preset = os.path.basename(os.path.normpath(d))
         sanitizer = sanitizer_of(d)
-        broken = {} if args.junit or args.no_build else build(d, labs, args.side, sanitizer)
+        if args.junit:
+            table = results_of(args.junit, labels_of(d), args.side, sanitizer)
+            merge(results, table)
+            for kinds in table.values():
+                for kind in kinds:
+                    presets.setdefault(kind, preset)
+            continue
+        graders = grader_targets(d, labs, args.side)
+        broken = {} if args.no_build else build(d, graders, args.side, sanitizer)
         built = [lab for lab in labs if lab not in broken]
-        table, log, junit = {}, None, args.junit
-        if not junit and built:
-            junit, log = run_tests(d, built, args.side)
-        if junit:
-            table = results_of(junit, labels_of(d), args.side, sanitizer, log)
+        env = test_environment(d)
+        marks = {lab: fingerprint(d, lab, graders[lab], env) for lab in built}
+        record = record_of(d)
+        reused = {} if args.rerun or args.large else reusable(record, args.side, marks)
+        to_run = [lab for lab in built if lab not in reused]
+        table = {}
+        if reused:
+            print("== %s: %s unchanged since their tests' recorded run: reporting its results" % (
+                os.path.relpath(d, ROOT), ", ".join(reused)), flush=True)
+        if to_run:
+            ran_at = time.time()
+            junit, log = run_tests(d, to_run, args.side, env, args.large)
+            labels = labels_of(d)
+            table = results_of(junit, labels, args.side, sanitizer, log)
+            if not args.large and not sanitizer:
+                large_not_run(table, labels, to_run, args.side)
+            for lab in to_run:
+                key = "%s %s" % (args.side, lab)
+                # Only what ran and gave results is recorded (an interrupted run is not).
+                if marks[lab] and table.get(lab):
+                    record[key] = recorded_run(marks[lab], ran_at, table[lab], "status.sh")
+                else:
+                    record.pop(key, None)
+            write_record(d, record)
+        for lab, recorded in reused.items():
+            table[lab] = recorded["results"]
+        for lab in table:
+            sources.setdefault(lab, []).append((os.path.relpath(d, ROOT), reused.get(lab)))
         table.update(broken)
         merge(results, table)
         for kinds in table.values():
@@ -367,6 +569,8 @@ def main():
     for lab, row in zip(labs, rows[1:]):
         kinds = results.get(lab, {})
         print(line(row))
+        if sources.get(lab):
+            print("%s from: %s" % (" " * len(lab), provenance(sources[lab])))
         print("%s next: %s" % (" " * len(lab), next_step(lab, kinds, presets, args.side)))
         for kind in ("gpu", "sim", "cost", "tsan", "asan"):
             for reason, count in kinds.get(kind, {}).get("skipped", {}).items():
@@ -377,6 +581,9 @@ def main():
                  "asan": "sim-asan"}
         for (kind, reason), count in sorted(not_run.items()):
             print("  %3d %s tests: %s" % (count, where[kind], reason))
+    if any(recorded for folder in sources.values() for _, recorded in folder):
+        print("\n(Results of a recorded run are those of graders and sources as they are now; "
+              "--rerun runs their tests again.)")
     if stale:
         print("\n(--no-build: these are the graders as they were last built; a source edited "
               "since is not in them)")

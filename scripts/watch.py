@@ -7,16 +7,20 @@ Without labNN it watches the lab whose source (labNN_*/labNN_*.cu) was saved las
 it rebuilds that lab's grader in the CPU simulator (build/sim, configured with the sim preset
 whenever it is not there: first use, or deleted since; a long build shows its progress) and runs its tests in four steps, stopping after the first step that fails:
   1. the quick checks: the [cpu] tests (your helpers, on the CPU: seconds at most);
-  2. your kernels in the simulator, on inputs up to tens of MB;
-  3. the cost tests ([perf], "cost: ..."): what your kernels cost, as Nsight Compute counts it;
+  2. your kernels in the simulator: the kernel tests but the long ones;
+  3. the long kernel tests ([long]: those that take many seconds in the simulator, e.g. lab03's
+     contention sweep) and the cost tests ([perf], "cost: ..."): what your kernels cost, as
+     Nsight Compute counts it;
   4. inputs of gigabytes ([large]: past 2^31 and 2^32 bytes, where an int or unsigned index or
      a 32-bit counter wraps): up to 45 s each.
 Each step runs its test cases side by side, one per core, so the first to fail is on screen
 without waiting for slower ones. It prints the first failure's message (where its check failed,
 the case, the likely cause), one line for each other test of the step that fails, and the next
 TODO of your source, or what passed. A source that does not compile shows the
-compiler's first error. --once runs one round on the source as it is, and exits 1 where
-something failed (0 when every step passed).
+compiler's first error. A round where every step passed is recorded in the build folder, so
+that scripts/status.sh shows its results, said so, while the lab stays as it is. --once runs
+one round on the source as it is, and exits 1 where something failed (0 when every step
+passed).
 Ctrl-C stops it.
 """
 import argparse
@@ -28,10 +32,13 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import status  # noqa: E402
 from status import first_error, lab_folders  # noqa: E402
 
-STEPS = [("quick checks", "[cpu]"), ("your kernels in the simulator", "[gpu]~[perf]~[large]"),
-         ("cost tests", "[perf]"), ("inputs of gigabytes", "[large]")]
+STEPS = [("quick checks", "[cpu]"),
+         ("your kernels in the simulator", "[gpu]~[perf]~[long]~[large]"),
+         ("long kernel tests and cost tests", "[long]~[large],[perf]~[large]"),
+         ("inputs of gigabytes", "[large]")]
 POLL_SECONDS = 0.1
 
 
@@ -66,11 +73,12 @@ def first_failure(output):
     return "\n".join(lines[start:end]).rstrip()
 
 
-def run_step(grader, spec, build, on_failure=None):
+def run_step(grader, spec, build, on_failure=None, ran=None):
     """Runs the grader's test cases of `spec`, each in its own process, as many at once as there
     are cores (the first to fail is on screen without waiting for slower ones); returns the
     outputs of those that failed (each stops at its first failed check), in the order they
-    failed. on_failure(output, first, case) is called as each fails."""
+    failed. on_failure(output, first, case) is called as each fails; `ran`, a list, gets
+    (case, exit code, output) for each case that ended."""
     listed = subprocess.run([grader, spec, "--list-tests", "--verbosity", "quiet"],
                             capture_output=True, text=True, cwd=build).stdout
     cases = [c.strip() for c in listed.splitlines() if c.strip()]
@@ -88,6 +96,8 @@ def run_step(grader, spec, build, on_failure=None):
             for case, proc in [r for r in running if r[1].poll() is not None]:
                 running.remove((case, proc))
                 out = proc.stdout.read()
+                if ran is not None:
+                    ran.append((case, proc.returncode, out))
                 if proc.returncode not in (0, 4):  # 4: skipped
                     failed.append(out)
                     if on_failure:
@@ -150,6 +160,9 @@ def one_round(lab, folders, build):
                                                            first_error(output)))
         return False
     grader = os.path.join(build, folders[lab], target)
+    # What status.sh's record needs to show this round's results, unchanged since, as its own.
+    mark = status.fingerprint(build, lab, [target], status.test_environment(build))
+    ran_at, ran = time.time(), []
     for number, (what, spec) in enumerate(STEPS, 1):
         def show(output, first, case, number=number, what=what):
             # The first failure in full as soon as it is known, each later one in a line.
@@ -159,7 +172,7 @@ def one_round(lab, folders, build):
                          first_failure(output)), flush=True)
             else:
                 print(failure_line(case, output), flush=True)
-        failures = run_step(grader, spec, build, show)
+        failures = run_step(grader, spec, build, show, ran)
         if failures:
             # Said on a failure only: a solved source keeps its TODO markers.
             todo = next_todo(source_of(lab, folders), lab)
@@ -171,6 +184,8 @@ def one_round(lab, folders, build):
         print("== %s %s, step %d of %d (%s): passed (%.1f s)" % (
             stamp, lab, number, len(STEPS), what, time.time() - started), flush=True)
     print("== %s %s: every step passed" % (stamp, lab), flush=True)
+    # Every test ran: status.sh shows these results while the lab stays as it is.
+    status.record_cases(build, lab, "student", mark, ran_at, ran, "watch.sh")
     return True
 
 

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""CTest "status.unit": what scripts/status.sh and scripts/watch.sh say, on made-up ctest results
-and build logs (no build): a cost test failing alone is "correct, but slow", never "wrong"; a
+"""CTest "status.unit": what scripts/status.sh and scripts/watch.sh say, on made-up ctest results and
+build logs (no build): a cost test failing alone is "correct, but slow", never "wrong"; a
 sanitizer failure is a race (or a bad access) only where the sanitizer reported one, else a crash
-or a failed check; a lab that does not compile shows its first error, named from the course's
-root, in Clang's form and in nvcc's; watch names a TODO only when a step failed; a release holds
-what its scripts run or import (scripts/release.py), and refuses to go without it."""
+or a failed check; a lab unchanged since its recorded run is reported from it, said so, and one
+whose source or grader changed is run again; a lab that does not compile shows its first error,
+named from the course's root, in Clang's form and in nvcc's; watch names a TODO only when a step
+failed and runs a [long] kernel test after the others, with the cost tests; a release holds what
+its scripts run or import (scripts/release.py), and refuses to go without it."""
 import contextlib
 import io
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -54,6 +57,17 @@ class Status(unittest.TestCase):
         step = status.next_step("lab04", kinds, {"sim": "sim", "cost": "sim"}, "student")
         self.assertIn("correct, but slow", step)
         self.assertNotIn("wrong", step)
+
+    def test_inputs_of_gigabytes_left_out_are_listed_as_not_run(self):
+        labels = {"lab01.student.sim: counts n = 2^32 - 1 bytes": {"lab01", "sim", "large"},
+                  "lab01.student.sim: every dataset": {"lab01", "sim"},
+                  "lab01.solution.sim: counts n = 2^32 - 1 bytes": {"lab01", "sim", "large"},
+                  "lab02.student.sim: counts n = 2^32 - 1 bytes": {"lab02", "sim", "large"}}
+        table = {}
+        status.large_not_run(table, labels, ["lab01"], "student")
+        self.assertEqual(table["lab01"]["sim"]["skipped"], {status.LARGE_NOT_RUN: 1})
+        self.assertEqual(table["lab01"]["sim"]["passed"], 0)
+        self.assertNotIn("lab02", table)
 
     def test_a_crash_under_thread_sanitizer_is_no_race(self):
         names = {"lab04.student.sim: a": {"sim"}, "lab04.student.sim: b": {"sim"}}
@@ -103,6 +117,106 @@ class Status(unittest.TestCase):
                         .endswith("c.cu:9: bad"))
 
 
+class Record(unittest.TestCase):
+    """status.main on a made-up course and build: a lab unchanged since its recorded run is
+    reported from that run, and said so; one whose source or grader changed is run again."""
+
+    CASES = [("lab01.student: a helper", {"cpu"}, "passed"),
+             ("lab01.student.sim: a kernel", {"sim"}, "passed"),
+             ("lab01.student.sim: a huge input", {"sim"}, "skipped")]
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.root = Path(tmp.name)
+        self.source = self.root / "lab01_naive" / "lab01_naive.cu"
+        self.source.parent.mkdir()
+        self.source.write_text("// the student's kernel\n")
+        self.build = self.root / "build" / "sim"
+        (self.build / "lab01_naive").mkdir(parents=True)
+        (self.build / "CTestTestfile.cmake").write_text("")
+        self.grader = self.build / "lab01_naive" / "lab01_student_sim_grader"
+        self.grader.write_bytes(b"grader 1")
+        Path(str(self.grader) + "_tests.cmake").write_text("add_test(...)\n")
+        self.runs = []
+
+    def run_tests(self, build_dir, labs, side, env, large=False):
+        self.runs.append(list(labs))
+        path = self.root / ("junit%d.xml" % len(self.runs))
+        path.write_text(JUNIT.format(n=len(self.CASES), cases="\n".join(
+            case(name, result) for name, _, result in self.CASES)))
+        return str(path), None
+
+    def status(self, *args):
+        out = io.StringIO()
+        with mock.patch.object(status, "ROOT", str(self.root)), \
+                mock.patch.object(status, "grader_targets",
+                                  return_value={"lab01": ["lab01_student_sim_grader"]}), \
+                mock.patch.object(status, "build", return_value={}), \
+                mock.patch.object(status, "run_tests", side_effect=self.run_tests), \
+                mock.patch.object(status, "labels_of",
+                                  return_value={name: labels for name, labels, _ in self.CASES}), \
+                mock.patch.object(sys, "argv", ["status.py", str(self.build), *args]), \
+                contextlib.redirect_stdout(out):
+            code = status.main()
+        return code, out.getvalue()
+
+    def test_an_unchanged_lab_is_reported_from_its_recorded_run_and_said_so(self):
+        code, first = self.status()
+        self.assertEqual((code, self.runs), (0, [["lab01"]]))
+        self.assertIn("from: build/sim: ran now", first)
+        code, second = self.status()
+        self.assertEqual((code, self.runs), (0, [["lab01"]]))
+        self.assertIn("from: build/sim: results of status.sh's run at ", second)
+        self.assertIn("(source and graders unchanged since)", second)
+        self.assertNotIn("ran now", second)
+        # The recorded run's skip stays a skip: never a pass.
+        self.assertIn("1/1 passed, 1 not run", second)
+        self.assertIn("did NOT run (never counted as passed):\n    1 simulator tests", second)
+        row = lambda out: [l for l in out.splitlines() if l.startswith("lab01 ")]
+        self.assertEqual(row(first), row(second))
+
+    def test_a_changed_source_grader_or_setting_runs_the_tests_again(self):
+        self.status()
+        self.source.write_text("// the student's kernel, edited\n")
+        self.assertIn("ran now", self.status()[1])
+        self.grader.write_bytes(b"grader 2")
+        self.assertIn("ran now", self.status()[1])
+        with mock.patch.dict(os.environ, {"HISTO_GRADER_MAX_N": "4096"}):
+            self.assertIn("ran now", self.status()[1])
+        self.assertIn("ran now", self.status("--rerun")[1])
+        self.assertEqual(len(self.runs), 5)
+        self.assertIn("results of status.sh's run at", self.status()[1])
+        self.assertEqual(len(self.runs), 5)
+
+    def test_a_watch_round_that_ran_every_test_is_shown_as_its_run(self):
+        cases = [("a helper", 0, ""), ("a kernel", 0, ""),
+                 ("a huge input", 4, "x.cpp:1: SKIPPED:\nexplicitly with message:\n  too big here\n")]
+        labels = {name: tags for name, tags, _ in self.CASES}
+        with mock.patch.object(status, "ROOT", str(self.root)), \
+                mock.patch.object(status, "labels_of", return_value=labels):
+            mark = status.fingerprint(str(self.build), "lab01", ["lab01_student_sim_grader"],
+                                      status.test_environment(str(self.build)))
+            # A round that left a test out is not recorded.
+            self.assertFalse(status.record_cases(str(self.build), "lab01", "student", mark, 0,
+                                                 cases[:2], "watch.sh"))
+            self.assertTrue(status.record_cases(str(self.build), "lab01", "student", mark, 0,
+                                                cases, "watch.sh"))
+        code, out = self.status()
+        self.assertEqual((code, self.runs), (0, []))
+        self.assertIn("from: build/sim: results of watch.sh's run at ", out)
+        self.assertIn("1/1 passed, 1 not run", out)
+        self.assertIn("1 simulator tests: too big here", out)
+        self.source.write_text("// edited after the round\n")
+        self.assertIn("from: build/sim: ran now", self.status()[1])
+
+    def test_a_grader_that_is_not_built_is_never_reused(self):
+        self.status()
+        self.grader.unlink()
+        self.assertIn("ran now", self.status()[1])
+        self.assertIn("ran now", self.status()[1])
+
+
 class Watch(unittest.TestCase):
     """watch.one_round on a lab with its build and test runs made up."""
 
@@ -133,7 +247,7 @@ class Watch(unittest.TestCase):
         """run_step made up: each step's failed cases' outputs, shown as they fail."""
         rounds = iter(failures)
 
-        def run_step(grader, spec, build, on_failure=None):
+        def run_step(grader, spec, build, on_failure=None, ran=None):
             outputs = next(rounds) or []
             outputs = [outputs] if isinstance(outputs, str) else outputs
             for i, out in enumerate(outputs):
@@ -161,6 +275,22 @@ class Watch(unittest.TestCase):
         self.assertTrue(passed)
         self.assertIn("every step passed", out)
         self.assertNotIn("TODO", out)
+
+    def test_every_test_runs_in_one_step_long_and_large_ones_after_the_others(self):
+        def matches(spec, tags):
+            # Catch2's test specs as the steps write them: alternatives apart by commas, each
+            # a run of [tag] (required) and ~[tag] (excluded).
+            return any(all((tag in tags) != (negated == "~")
+                           for negated, tag in re.findall(r"(~?)\[(\w+)\]", alternative))
+                       for alternative in spec.split(","))
+        steps = lambda *tags: [n for n, (_, spec) in enumerate(watch.STEPS, 1) if matches(spec, set(tags))]
+        self.assertEqual(steps("cpu"), [1])
+        self.assertEqual(steps("gpu"), [2])
+        self.assertEqual(steps("gpu", "large"), [4])
+        self.assertEqual(steps("gpu", "large", "long"), [4])
+        self.assertEqual(steps("gpu", "long"), [3])
+        self.assertEqual(steps("gpu", "perf"), [3])
+        self.assertEqual(steps("gpu", "private"), [2])
 
     def test_a_failed_step_names_the_next_todo(self):
         passed, out = self.round(["FAILED (grader.cpp:5):\n  REQUIRE( x ) is false\n"])
