@@ -488,7 +488,8 @@ def main():
     ap.add_argument("--rerun", action="store_true",
                     help="run every lab's tests, even those unchanged since their recorded run")
     ap.add_argument("--large", action="store_true",
-                    help="also run the inputs of gigabytes ([large], 3 to 45 s each; implies --rerun)")
+                    help="also run the inputs of gigabytes ([large], 3 to 45 s each; implies "
+                         "--rerun)")
     args = ap.parse_args()
 
     dirs = args.build_dirs

@@ -8,8 +8,8 @@ the simulator's twin or by Nsight Compute; its sim engine, which Gradescope runs
 Classroom workflow of a release, which has no private test), and their points summed as
 results.py and release.py sum them. It checks that:
   - the maximum is the same in all of them: a test that only a GPU grades whatever the code
-    (tagged [large], which the sim engine leaves out, or calling require_parallel_gpu) is worth 0, and private tests are extra
-    credit, never in a maximum;
+    (tagged [large], which the sim engine leaves out, or calling require_parallel_gpu) is worth
+    0, and private tests are extra credit, never in a maximum;
   - every test that only a GPU grades is worth 0.
 
 usage: check_points.py            (the check)
