@@ -11,8 +11,8 @@ It first builds the graders of what it reports on (each lab apart, so one that d
 is reported with its first error, and the others still run), then runs the tests of each lab
 whose graders, lab folder or test environment changed since its last recorded run in that build
 folder (status-record.json there: its own runs, and watch.sh's rounds where every step passed,
-each test case run by its grader as CTest runs it): what it prints is about the source as it is now, never an
-older build's. A lab unchanged since its recorded run shows that run's results, said so under
+each test case run by its grader as CTest runs it): what it prints is about the source as it is
+now, never an older build's. A lab unchanged since its recorded run shows that run's results, said so under
 its row with the time of the run; the others say "ran now". --rerun runs every lab's tests
 again. The inputs of gigabytes ([large], 3 to 45 s each in the simulator) run only with --large
 (or in watch.sh's last step, whose passing round shows here); otherwise each is listed as not
@@ -126,16 +126,17 @@ def build(build_dir, graders, side, sanitizer=None):
 
 def test_environment(build_dir):
     """The environment the build's tests run in: ours, with its test preset's settings."""
-    preset = SANITIZER_PRESET.get(sanitizer_of(build_dir), os.path.basename(os.path.normpath(build_dir)))
+    folder = os.path.basename(os.path.normpath(build_dir))
+    preset = SANITIZER_PRESET.get(sanitizer_of(build_dir), folder)
     return dict(os.environ, **preset_environment(preset))
 
 
 def fingerprint(build_dir, lab, targets, env):
     """What a lab's test results depend on, as one hash: its graders as built and their CTest
     files (the tests and their settings), the files of its folder (the student's source among
-    them), of its solution's and of its private tests, the settings the graders read (HISTO_*, the sanitizers' options), and
-    the scripts that run and sort them (this one, watch.py, the JUnit reader). None when a
-    grader is not built."""
+    them), of its solution's and of its private tests, the settings the graders read (HISTO_*,
+    the sanitizers' options), and the scripts that run and sort them (this one, watch.py, the
+    JUnit reader). None when a grader is not built."""
     folder = lab_folders().get(lab)
     if not folder or not targets:
         return None
@@ -163,7 +164,8 @@ def fingerprint(build_dir, lab, targets, env):
         for name in names:
             if os.path.isfile(os.path.join(top, name)):
                 add(os.path.join(top, name), False)
-    for script in (os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)), "watch.py"),
+    here = os.path.abspath(__file__)
+    for script in (here, os.path.join(os.path.dirname(here), "watch.py"),
                    sys.modules[parse_junit.__module__].__file__):
         add(script, False)
     for key in sorted(env):
@@ -205,7 +207,8 @@ def record_cases(build_dir, lab, side, mark, ran_at, cases, by):
     if not mark:
         return False
     labels = labels_of(build_dir)
-    names = {name.split(": ", 1)[1]: name for name in labels if re.match(tests_regex([lab], side), name)}
+    names = {name.split(": ", 1)[1]: name for name in labels
+             if re.match(tests_regex([lab], side), name)}
     if sorted(names) != sorted(case for case, _, _ in cases):
         return False
     suite = ET.Element("testsuite", tests=str(len(cases)))

@@ -522,6 +522,18 @@ const char* LargeInputs::unavailable_reason() {
 using namespace histo_sim;
 
 // ---- Memory -------------------------------------------------------------------------------------
+namespace {
+// What an allocation of `bytes` takes: cudaMalloc's alignment, and the whole pages that hold it
+// (so that a graded call can protect them from host code: host_access.cpp).
+size_t aligned_bytes(size_t bytes) {
+  return (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+}
+size_t page_bytes(size_t bytes) {
+  const size_t page = device_page_bytes();
+  return (aligned_bytes(bytes) + page - 1) / page * page;
+}
+}  // namespace
+
 cudaError_t cudaMalloc(void** ptr, size_t bytes) {
   if (!ptr) return cudaErrorInvalidValue;
   *ptr = nullptr;
@@ -531,10 +543,7 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
                 "out of memory: the CPU simulator's device has " +
                     std::to_string((g_global_bytes - g_device_used) >> 20) + " MiB free of " +
                     std::to_string(g_global_bytes >> 20) + " MiB");
-  const size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  // Whole pages, so that a graded call can protect them from host code (host_access.cpp).
-  const size_t page = device_page_bytes();
-  const size_t pages = (rounded + page - 1) / page * page;
+  const size_t pages = page_bytes(bytes);
   void* p = map_device_pages(pages);
   if (!p) return fail(cudaErrorMemoryAllocation, "out of memory: the host could not allocate it");
   // Fresh device memory holds whatever was there before: never zero, as on a GPU.
@@ -549,7 +558,7 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
     a.shadow->bytes = a.shadow->unwritten = bytes;
     a.depth = backtrace(a.callers, 8);
   }
-  g_device_used += rounded;
+  g_device_used += aligned_bytes(bytes);
   *ptr = p;
   return cudaSuccess;
 }
@@ -561,18 +570,17 @@ cudaError_t cudaFree(void* ptr) {
   const auto it = g_device.find(reinterpret_cast<uintptr_t>(ptr));
   if (it == g_device.end() || it->second.symbols)
     return fail(cudaErrorInvalidValue, "cudaFree of a pointer cudaMalloc did not return");
-  const size_t rounded = (std::max<size_t>(it->second.bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  const size_t page = device_page_bytes();
-  g_device_used -= rounded;
+  const size_t bytes = it->second.bytes;
+  g_device_used -= aligned_bytes(bytes);
   g_device.erase(it);
   device_pages_freed(ptr);
-  unmap_device_pages(ptr, (rounded + page - 1) / page * page);
+  unmap_device_pages(ptr, page_bytes(bytes));
   return cudaSuccess;
 }
 
 cudaError_t cudaMallocHost(void** ptr, size_t bytes) {
   if (!ptr) return cudaErrorInvalidValue;
-  *ptr = std::aligned_alloc(kAlignment, (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
+  *ptr = std::aligned_alloc(kAlignment, aligned_bytes(bytes));
   if (!*ptr) return cudaErrorMemoryAllocation;
   std::lock_guard<std::mutex> lock(g_mutex);
   g_pinned[reinterpret_cast<uintptr_t>(*ptr)] = bytes;
