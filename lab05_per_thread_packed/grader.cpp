@@ -64,9 +64,9 @@ Emulation emulate_packed(const uint8_t* data, size_t n) {
   const size_t grid = packed_grid_size(n);
   if (n == 0 || grid == 0 || !out.helpers.empty()) return out;
   const size_t num_threads = grid * kBlockSize;
-  // Room past the 64 x 64 words, so a column written at a wrong index (value * 64 + column,
-  // say) lands in the array, where it is seen, and not in the grader's memory.
-  std::vector<uint32_t> words(4 * kSharedWords + kBlockSize), before;
+  // Room past the 64 x 64 words (kReplayWords), so a column written at a wrong index
+  // (value * 64 + column, say) lands in the array, where it is seen, and not in the grader's.
+  std::vector<uint32_t> words(kReplayWords), before;
   std::vector<uint32_t> mine(histo::kNumBins);
   for (size_t block = 0; block < grid; ++block) {
     std::fill(words.begin(), words.end(), kGarbage);

@@ -1,9 +1,10 @@
 #include "histo/cuda_check.hpp"
 #include "histo/launch.hpp"
+#include "histo/output_watch.hpp"
 
+#include <atomic>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -29,15 +30,13 @@ void require_device_pointer(const void* ptr, const char* what, const char* who) 
                                 "(cudaMalloc + cudaMemcpy) and pass the device pointer");
 }
 
+std::atomic<unsigned long long> g_kernel_launches{0};
+
 }  // namespace
 
-std::string LaunchShape::describe() const {
-  if (grid == 0) return "no launch";
-  std::ostringstream out;
-  out << "grid " << grid << " x block " << block;
-  if (shared_bytes) out << ", " << shared_bytes << " B shared";
-  return out.str();
-}
+void count_kernel_launch() { g_kernel_launches.fetch_add(1, std::memory_order_relaxed); }
+
+unsigned long long kernel_launches() { return g_kernel_launches.load(std::memory_order_relaxed); }
 
 void prepare_output(const void* d_in, size_t n, void* d_bins, size_t num_bins,
                     size_t bytes_per_bin, cudaStream_t stream, const char* who) {

@@ -1,7 +1,6 @@
 #include "histo/output_watch.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -12,7 +11,6 @@
 
 namespace histo {
 namespace {
-std::atomic<unsigned long long> g_kernel_launches{0};
 
 // What the host did during a watched call.
 struct Activity {
@@ -63,10 +61,6 @@ bool host_accesses_caught() {
   return false;
 #endif
 }
-
-void count_kernel_launch() { g_kernel_launches.fetch_add(1, std::memory_order_relaxed); }
-
-unsigned long long kernel_launches() { return g_kernel_launches.load(std::memory_order_relaxed); }
 
 void OutputWatch::start(const void* d_begin, size_t bytes) {
 #ifdef HISTO_SIM

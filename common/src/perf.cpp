@@ -344,24 +344,8 @@ std::pair<GoalPrediction, GoalPrediction> predict_goal(const Variant& variant, D
   const std::string key = variant.id() + " " + dataset_name(dataset);
   const auto found = cache.find(key);
   if (found != cache.end()) return found->second;
-  histo_sim::set_device_memory(kGoalBytes + (size_t(256) << 20));
-  std::pair<GoalPrediction, GoalPrediction> result;
-  try {
-    DeviceBuffer<uint8_t> d_in(kGoalBytes);
-    DeviceBuffer<uint32_t> d_bins(kNumBins);
-    DeviceBuffer<uint32_t> d_sink(1);
-    // Marks the input written (the hazard checks), then fills it in place: the simulator's
-    // device memory is the host's, so no second GiB is needed for a host copy.
-    CUDA_CHECK(cudaMemset(d_in.get(), 0, kGoalBytes));
-    generate(dataset, 2026, d_in.get(), kGoalBytes);
-    result.first = predicted(histo_sim::sampled_counters([&] { variant.launch(d_in.get(), kGoalBytes, d_bins.get(), 0); }));
-    result.second = predicted(histo_sim::sampled_counters([&] { bandwidth_probe(d_in.get(), kGoalBytes, d_sink.get(), 0); }));
-  } catch (...) {
-    histo_sim::set_device_memory(size_t(1) << 30);
-    throw;
-  }
-  histo_sim::set_device_memory(size_t(1) << 30);
-  return cache[key] = result;
+  const auto launches = goal_counters(variant, dataset, kGoalBytes);
+  return cache[key] = {predicted(launches.first), predicted(launches.second)};
 }
 #endif
 

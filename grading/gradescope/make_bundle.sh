@@ -9,6 +9,7 @@
 # The zip holds, at its root, setup.sh and run_autograder (Gradescope's two required files),
 # lab.env (the lab and settings), and only what grading LAB needs: CMakeLists.txt,
 # CMakePresets.json, cmake/, common/, sim/, the lab's folder (no handout), grading/*.py,
+# grading/worker/ (the split graders' worker),
 # grading/points/LAB.toml, grading/private/LAB/ (its private tests, if any) and
 # scripts/install_tools.sh. No solutions/, no other lab, no slides/, report/, bench/ or other
 # scripts; the solution-line check of scripts/release.py runs on it and refuses a bundle that
@@ -43,6 +44,7 @@ def needed(f):
             or parts[0] in ("cmake", "common", "sim", folder)
             or (parts[0] == "grading" and len(parts) == 2 and f.endswith(".py"))
             or (f.startswith("grading/histo_grading/") and f.endswith(".py"))
+            or f.startswith("grading/worker/")
             or f.startswith(private))
 
 

@@ -131,17 +131,24 @@ class Sandbox:
                     os.lchown(name, uid, uid)
 
     def run(self, argv, *, ro=(), rw=(), cwd, env, timeout, limits, etc="tests", uid=None,
-            hide=()):
+            hide=(), channel=None, stop=None, on_start=None):
         """Runs argv in the sandbox. ro / rw: host folders or files that appear at the same path,
         read-only / writable; cwd: the working folder (one of them); env: the whole environment;
         hide: files under ro that the run may not read, their names kept (what CMake globs):
         bwrap puts a device there that its mount cannot open, user makes each unreadable to the
         run's uid for the run, none cannot hide anything.
+        channel: two fds (read, write) that become the run's 3 and 4 in place of the report pipe
+        (a split grader's worker, whose caller reads what it answers; this call closes them);
+        stop: a function that returns the time the run's counterpart ended (None while it
+        runs): the run is ended 2 s after it; on_start: called with the cores the run is pinned
+        to (None: all) before it starts.
         Returns a Result; the run and everything it started are gone when this returns."""
         with hidden(self.mode, hide):
-            return self._run(argv, ro, rw, cwd, env, timeout, limits, etc, uid, hide)
+            return self._run(argv, ro, rw, cwd, env, timeout, limits, etc, uid, hide, channel,
+                             stop, on_start)
 
-    def _run(self, argv, ro, rw, cwd, env, timeout, limits, etc, uid, hide):
+    def _run(self, argv, ro, rw, cwd, env, timeout, limits, etc, uid, hide, channel=None,
+             stop=None, on_start=None):
         read_fd, write_fd = pipe_above(10)
         # Catch2 opens the report by its path (/dev/fd/3), which opens the pipe anew: the run's
         # unprivileged user must be allowed to (only the fds handed out reach this pipe).
@@ -149,15 +156,24 @@ class Sandbox:
         try:
             cmd, bind_fds = self.command(argv, ro, rw, cwd, env, etc, uid, limits, hide)
         except OSError as e:
-            os.close(read_fd), os.close(write_fd)
+            for fd in [read_fd, write_fd, *(channel or [])]:
+                os.close(fd)
             return Result(problem=f"the sandbox could not be set up: {e}")
         base_tasks = 0 if uid is not None else user_tasks(os.getuid())
 
         cores = pick_cores(limits.cores)
+        if on_start:
+            on_start(cores)
 
         def child():
             os.setsid()
-            os.dup2(write_fd, 3)  # the report pipe is fd 3 in the run
+            if channel:
+                # Above 4 first, so that neither lands on the other's place.
+                low = [os.dup(fd) if fd <= 4 else fd for fd in channel]
+                os.dup2(low[0], 3)
+                os.dup2(low[1], 4)
+            else:
+                os.dup2(write_fd, 3)  # the report pipe is fd 3 in the run
             set_limits(limits, base_tasks)
             if cores:
                 os.sched_setaffinity(0, cores)
@@ -165,7 +181,8 @@ class Sandbox:
         start = time.time()
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, pass_fds=[3, *bind_fds],
+                                    stderr=subprocess.STDOUT,
+                                    pass_fds=[3, *([4] if channel else []), *bind_fds],
                                     cwd="/" if self.mode == "bwrap" else str(cwd),
                                     env=minimal_env() if self.mode == "bwrap" else env,
                                     preexec_fn=child)
@@ -173,7 +190,7 @@ class Sandbox:
             return Result(problem=f"the sandbox could not start the run: {e}")
         finally:
             os.close(write_fd)
-            for fd in bind_fds:
+            for fd in [*bind_fds, *(channel or [])]:
                 os.close(fd)
         result, kept, report = Result(), [], []
         streams = {proc.stdout.fileno(): "out", read_fd: "report"}
@@ -197,6 +214,10 @@ class Sandbox:
             if ended is None and now >= deadline:
                 result.timed_out = True
                 break
+            counterpart = stop() if stop else None
+            if ended is None and counterpart is not None and now > counterpart + 2:
+                self.end(proc, uid)  # its counterpart is done: nothing it does counts now
+                ended = now
             if ended is not None and now > ended + 2:
                 break
             if result.output_bytes > OUTPUT_KILL:

@@ -117,7 +117,7 @@ def prepare_slot(g, index, jobs):
     # A slot is reused only if it was configured with the same settings; a slot of another lab,
     # or graded with other labels (the same --slots-dir), only builds the graders it lacks.
     settings = (f"{g.preset} | {os.environ.get('GRADE_CMAKE_ARGS', '')}"
-                f" | compile commands, hazards always | perf {g.settings.perf}"
+                f" | compile commands, hazards always, split graders | perf {g.settings.perf}"
                 f"{' | simulator twin' if g.settings.simulator_twin else ''}")
     lines = ready.read_text().splitlines() if ready.exists() else []
     configured = lines[1:2] == [settings]
@@ -130,8 +130,11 @@ def prepare_slot(g, index, jobs):
             shutil.rmtree(build, ignore_errors=True)
             # compile_commands.json: the commands whose preprocessor lists what a submission reads.
             # HISTO_SIM_HAZARDS_ALWAYS: no environment switches the simulator's hazard checks off.
+            # HISTO_SPLIT_GRADERS: the simulator's graders never load the submission; a worker
+            # beside each runs it (grading/worker, tests.run_split).
             cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", g.preset,
-                   "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DHISTO_SIM_HAZARDS_ALWAYS=ON"]
+                   "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DHISTO_SIM_HAZARDS_ALWAYS=ON",
+                   "-DHISTO_SPLIT_GRADERS=ON"]
             if g.settings.simulator_twin:
                 # The simulator's build of the same source as well: its cost tests grade (perf
                 # sim), or their values are compared with Nsight Compute's (GRADE_NCU=1).
@@ -162,3 +165,9 @@ def copy_graders(g, tree, dest):
         copy = dest / src.name
         shutil.copyfile(src, copy, follow_symlinks=False)
         copy.chmod(0o755)
+        worker = build / (rel + "_worker")  # a split grader's worker (grading/worker)
+        if worker.exists():
+            if not stat.S_ISREG(worker.lstat().st_mode):
+                raise RuntimeError(f"{rel}_worker in the build slot is not a regular file")
+            shutil.copyfile(worker, dest / worker.name, follow_symlinks=False)
+            (dest / worker.name).chmod(0o755)

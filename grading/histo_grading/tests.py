@@ -12,12 +12,18 @@ another test case is a failure that says so. A test counts as skipped only where
 code skips it here too (the skeleton's run at preparation: `environment_skips`), so a submission
 cannot shrink its maximum score by skipping.
 
+Where the build made a split grader (HISTO_SPLIT_GRADERS: the simulator's graders of the build
+slots), the sandbox runs only its worker (`<grader>_worker`), which links the submission and
+answers calls on fds 3 and 4; the grader itself, the tests and the report, runs outside it
+(`run_split`) and never loads the submission: nothing the submission does reaches the report.
+
 Functions of one grading run (a batch.Grading, `g`).
 """
 import contextlib
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import threading
@@ -26,7 +32,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .common import HUGE_OUTPUT, ROOT, env_int, usable_cores
-from .sandbox import Limits
+from .sandbox import OUTPUT_KEEP, OUTPUT_KILL, REPORT_LIMIT, Limits
 from .submissions import STUDENTS
 
 
@@ -150,8 +156,76 @@ def run_case(g, case, grader_dir, scratch, gpu, uid, extra_env=None, timeout=Non
     argv = [*wrap, exe, *args, "--reporter", "xml::out=/dev/fd/3", "--rng-seed", str(g.rng_seed)]
     env = test_env(g, gpu, scratch, {**case["env"], **(extra_env or {})})
     ro = [grader_dir] + ([g.run_support] if g.run_support.exists() else []) + tool_folders(wrap)
+    worker = grader_dir / (case["exe"] + "_worker")
+    if worker.exists() and not wrap:
+        return run_split(g, argv, worker, ro, scratch, env, timeout, uid)
     return g.sandbox.run(argv, ro=ro, rw=[scratch], cwd=scratch, env=env, timeout=timeout,
                          limits=limits_for(g, timeout), uid=uid)
+
+
+def run_split(g, argv, worker, ro, scratch, env, timeout, uid):
+    """One test case of a split grader: the grader (argv) here, outside the sandbox, its worker
+    in it, joined by two pipes. The grader's report and exit code decide; the worker's run adds
+    only how it ended (a limit, the time) and what it printed. Returns a sandbox Result."""
+    calls_r, calls_w = os.pipe()
+    replies_r, replies_w = os.pipe()
+    report_r, report_w = os.pipe()
+
+    def child():
+        os.setsid()
+        # Above 6 first, then onto 3 (report), 5 (calls) and 6 (replies).
+        fds = [os.dup(fd) for fd in (report_w, calls_w, replies_r)]
+        for fd, target in zip(fds, (3, 5, 6)):
+            os.dup2(fd, target)
+
+    grader = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(3, 5, 6),
+                              cwd=str(ro[0]), env={**env, "HISTO_WORKER_FDS": "5,6"},
+                              preexec_fn=child)
+    for fd in (report_w, calls_w, replies_r):
+        os.close(fd)
+    state = {"out": [], "report": [], "ended": None}
+
+    def read_grader():
+        # Until the grader is done: its own time limit is the test's, and a little more.
+        deadline = time.time() + timeout + 10
+        streams = {grader.stdout.fileno(): "out", report_r: "report"}
+        sizes = {"out": 0, "report": 0}
+        while streams and time.time() < deadline:
+            ready, _, _ = select.select(list(streams), [], [], 0.5)
+            for fd in ready:
+                data = os.read(fd, 1 << 16)
+                if not data:
+                    del streams[fd]
+                    continue
+                kind = streams[fd]
+                if sizes[kind] < (OUTPUT_KEEP if kind == "out" else REPORT_LIMIT):
+                    state[kind].append(data)
+                sizes[kind] += len(data)
+        if streams:
+            os.killpg(grader.pid, 9)
+        grader.wait()
+        os.close(report_r)
+        grader.stdout.close()
+        state["ended"] = time.time()
+
+    reader = threading.Thread(target=read_grader)
+    reader.start()
+
+    def pin(cores):
+        if cores:
+            os.sched_setaffinity(grader.pid, cores)  # each call hands over the one core
+
+    result = g.sandbox.run([worker], ro=ro, rw=[scratch], cwd=scratch, env=env, timeout=timeout,
+                           limits=limits_for(g, timeout), uid=uid, channel=(calls_r, replies_w),
+                           stop=lambda: state["ended"], on_start=pin)
+    reader.join()
+    worker_output = result.output
+    result.output = b"".join(state["out"]) + (b"\n" + worker_output if worker_output else b"")
+    result.report = b"".join(state["report"])
+    killed = result.timed_out or bool(result.limit) or result.output_bytes > OUTPUT_KILL
+    result.returncode = None if killed else grader.returncode
+    return result
 
 
 # What the parent concludes from a run: passed, failed or skipped, and why.

@@ -25,7 +25,12 @@ struct LaunchShape {
   unsigned grid = 0;        // blocks; 0 when nothing was launched (n == 0)
   unsigned block = 0;       // threads per block
   size_t shared_bytes = 0;  // dynamic + static shared memory per block
-  std::string describe() const;  // "grid 264 x block 256, 1024 B shared" or "no launch"
+  // "grid 264 x block 256, 1024 B shared" or "no launch"
+  std::string describe() const {
+    if (grid == 0) return "no launch";
+    return "grid " + std::to_string(grid) + " x block " + std::to_string(block) +
+           (shared_bytes ? ", " + std::to_string(shared_bytes) + " B shared" : "");
+  }
 };
 
 using ByteHistogramFn = LaunchShape (*)(const uint8_t* d_in, size_t n, uint32_t* d_bins,

@@ -24,7 +24,8 @@ namespace histo {
 // memory unprotected. Never on a GPU, where such code crashes instead.
 bool host_accesses_caught();
 
-// histo::launch (kernel_launch.cuh) calls this for every launch.
+// histo::launch (kernel_launch.cuh) calls this for every launch (launch.cpp, with the
+// student-callable code: in a split grader, the worker's).
 void count_kernel_launch();
 // Kernels launched through histo::launch so far in this process.
 unsigned long long kernel_launches();

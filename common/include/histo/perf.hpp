@@ -23,7 +23,12 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
+
+#ifdef HISTO_SIM
+#include "histo_sim/counters.hpp"
+#endif
 
 namespace histo {
 
@@ -90,5 +95,14 @@ double technique_goal_gbps(const std::string& variant_id, Dataset dataset);
 
 // The Nsight Compute markers around one count_cost call of pass 1 (common/src/cost_marker.cu).
 void launch_cost_marker(bool begin, unsigned index);
+
+#ifdef HISTO_SIM
+// The simulator's counters of `variant` and of the read probe on `bytes` of `dataset` (seed
+// 2026), each launch on the grid its launcher picks for that size, a sample of its blocks
+// simulated (histo_sim::sampled_counters): what distance_to_goal predicts from
+// (common/src/goal_counters.cpp, beside the engine: a split grader's worker runs it).
+std::pair<std::vector<histo_sim::LaunchCounters>, std::vector<histo_sim::LaunchCounters>>
+goal_counters(const Variant& variant, Dataset dataset, size_t bytes);
+#endif
 
 }  // namespace histo
