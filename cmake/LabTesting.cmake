@@ -190,7 +190,12 @@ endfunction()
 # submission), the course's code and the engine, and which grade.py runs in the sandbox.
 option(HISTO_SPLIT_GRADERS "Build each simulator grader as a trusted program and a worker that runs the submission (grading)" OFF)
 function(histo_add_split_grader grader lib lab private_objects shared)
-  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  # The system's Python where there is one: the build slots' sandbox sees the system's folders.
+  find_program(HISTO_SEAMS_PYTHON python3 PATHS /usr/bin /bin NO_DEFAULT_PATH)
+  if(NOT HISTO_SEAMS_PYTHON)
+    find_package(Python3 REQUIRED COMPONENTS Interpreter)
+    set(HISTO_SEAMS_PYTHON ${Python3_EXECUTABLE} CACHE FILEPATH "Python for grading/worker/seams.py")
+  endif()
   find_package(Threads REQUIRED)
   set(worker_dir ${PROJECT_SOURCE_DIR}/grading/worker)
   # The lab's registry is the trusted side's too, compiled without the access trace.
@@ -205,7 +210,7 @@ function(histo_add_split_grader grader lib lab private_objects shared)
   set(stubs ${CMAKE_CURRENT_BINARY_DIR}/${grader}_stubs.cpp)
   set(table ${CMAKE_CURRENT_BINARY_DIR}/${grader}_table.cpp)
   add_custom_command(OUTPUT ${stubs} ${table}
-    COMMAND Python3::Interpreter ${worker_dir}/seams.py --lab ${lab} --header ${lab}.h
+    COMMAND ${HISTO_SEAMS_PYTHON} ${worker_dir}/seams.py --lab ${lab} --header ${lab}.h
             --trusted ${trusted_objects} --engine $<TARGET_FILE:histo_sim>
             $<TARGET_FILE:histo_common_sim> --stubs ${stubs} --table ${table}
     DEPENDS ${trusted_objects} ${worker_dir}/seams.py histo_sim histo_common_sim

@@ -411,12 +411,14 @@ def build_env():
 
 
 def tool_folders(build):
-    """The install folders of the build's tools (CMake, Ninja, the compilers) that lie outside the
+    """The install folders of the build's tools (CMake, Ninja, the compilers, the Python that
+    generates the split graders' stubs) that lie outside the
     system folders every sandboxed run sees: the build sees them read-only."""
     tools = [shutil.which("cmake"), shutil.which("ninja"), shutil.which("ctest")]
     try:
         cache = (build / "CMakeCache.txt").read_text(errors="replace")
-        tools += re.findall(r"^CMAKE_(?:CXX|C|CUDA)_COMPILER:\w+=(.+)$", cache, re.M)
+        tools += re.findall(r"^(?:CMAKE_(?:CXX|C|CUDA)_COMPILER|HISTO_SEAMS_PYTHON):\w+=(.+)$",
+                            cache, re.M)
     except OSError:
         pass
     folders = set()

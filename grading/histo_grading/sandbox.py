@@ -94,6 +94,7 @@ class Result:
     problem: str = ""              # the sandbox could not run it: why
     limit: str = ""                # stopped at a limit of the run (LIMIT_NAMES): which, in words
     cpu_s: float = 0.0             # CPU seconds its processes used, as last seen
+    stopped: bool = False          # ended because its counterpart was done (run's `stop`)
 
 
 @dataclass
@@ -217,6 +218,7 @@ class Sandbox:
             counterpart = stop() if stop else None
             if ended is None and counterpart is not None and now > counterpart + 2:
                 self.end(proc, uid)  # its counterpart is done: nothing it does counts now
+                result.stopped = True
                 ended = now
             if ended is not None and now > ended + 2:
                 break

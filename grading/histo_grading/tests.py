@@ -203,7 +203,8 @@ def run_split(g, argv, worker, ro, scratch, env, timeout, uid):
                     state[kind].append(data)
                 sizes[kind] += len(data)
         if streams:
-            os.killpg(grader.pid, 9)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(grader.pid, 9)
         grader.wait()
         os.close(report_r)
         grader.stdout.close()
@@ -214,7 +215,8 @@ def run_split(g, argv, worker, ro, scratch, env, timeout, uid):
 
     def pin(cores):
         if cores:
-            os.sched_setaffinity(grader.pid, cores)  # each call hands over the one core
+            with contextlib.suppress(ProcessLookupError):  # (a grader already done)
+                os.sched_setaffinity(grader.pid, cores)  # each call hands over the one core
 
     result = g.sandbox.run([worker], ro=ro, rw=[scratch], cwd=scratch, env=env, timeout=timeout,
                            limits=limits_for(g, timeout), uid=uid, channel=(calls_r, replies_w),
@@ -224,7 +226,10 @@ def run_split(g, argv, worker, ro, scratch, env, timeout, uid):
     result.output = b"".join(state["out"]) + (b"\n" + worker_output if worker_output else b"")
     result.report = b"".join(state["report"])
     killed = result.timed_out or bool(result.limit) or result.output_bytes > OUTPUT_KILL
-    result.returncode = None if killed else grader.returncode
+    # A worker that died of a signal of its own (not ended here after the grader was done)
+    # crashed: the grader's report then says only that it stopped answering.
+    crashed = result.returncode is not None and not result.stopped and killed_by(result.returncode)
+    result.returncode = None if killed else result.returncode if crashed else grader.returncode
     return result
 
 

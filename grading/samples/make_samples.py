@@ -65,6 +65,11 @@ Cheats on the graded inputs (each scores at most what the skeleton scores):
                      bins found; the table is made here, by the course's dataset generators
   print-inputs       the skeleton whose launcher prints what it is given (n, d_in's alignment,
                      the stream) with a marker: a private test's cases must not reach results.json
+Cheats on the verdict (each scores at most what the skeleton scores):
+  forged-report      the skeleton whose launcher points stdout at fd 3 (stdout->_fileno = 3, no
+                     call), prints the end of a passing Catch2 XML report there, and exits 0
+                     through _exit found in libc's dynamic symbol table from printf's address:
+                     full marks where the test's process holds the report's descriptor
 Cheats on the grader's machine (each stopped at a limit of its own, sandbox.RunWatch):
   build-bomb         the solution plus 100000 constant-evaluated variables of a long loop each:
                      hours of compile time
@@ -464,6 +469,9 @@ def cheat(kind, lab, folder, skeleton, solution, grading_out):
         return name, text, None
     if kind == "lookup-table":
         return name, lookup_table(lab, skeleton), None
+    if kind == "forged-report":
+        at = re.search(r"histo::prepare_output\([^;]*\);\n", skeleton).end()
+        return name, (FORGED_REPORT_HEAD + skeleton[:at] + FORGED_REPORT + skeleton[at:]), None
     if kind == "print-inputs":
         at = re.search(r"histo::prepare_output\([^;]*\);\n", skeleton).end()
         return name, ("#include <cstdint>\n#include <cstdio>\n" + skeleton[:at]
@@ -556,6 +564,34 @@ LOOKUP_LAUNCH = """{indent}static LookupRow* d_rows = nullptr;
 {indent}              (const LookupRow*)d_rows, unsigned(sizeof kLookup / sizeof kLookup[0]));
 """
 PRINT_INPUTS = """{indent}std::printf("INPUT-SEEN n=%zu align=%zu\\n", n, size_t(reinterpret_cast<uintptr_t>(d_in) % 256));
+"""
+FORGED_REPORT_HEAD = "#include <elf.h>\n#include <cstdint>\n#include <cstdio>\n#include <cstring>\n"
+FORGED_REPORT = r"""  {
+    // The test's report is Catch2's XML on fd 3, its test case opened already: close it passing.
+    stdout->_fileno = 3;
+    std::printf("<OverallResult success=\"true\" skips=\"0\"/></TestCase>"
+                "<OverallResults successes=\"1\" failures=\"0\" expectedFailures=\"0\" skips=\"0\"/>"
+                "<OverallResultsCases successes=\"1\" failures=\"0\" expectedFailures=\"0\" skips=\"0\"/>"
+                "</Catch2TestRun>\n");
+    std::fflush(stdout);
+    // Exit 0 at once: libc's _exit, from its dynamic symbol table, found from printf's address.
+    uintptr_t base = reinterpret_cast<uintptr_t>(&std::printf) & ~uintptr_t(0xFFF);
+    while (std::memcmp(reinterpret_cast<const void*>(base), "\177ELF", 4) != 0) base -= 0x1000;
+    const auto* elf = reinterpret_cast<const Elf64_Ehdr*>(base);
+    const auto* ph = reinterpret_cast<const Elf64_Phdr*>(base + elf->e_phoff);
+    const Elf64_Dyn* dyn = nullptr;
+    for (int i = 0; i < elf->e_phnum; ++i)
+      if (ph[i].p_type == PT_DYNAMIC) dyn = reinterpret_cast<const Elf64_Dyn*>(base + ph[i].p_vaddr);
+    const Elf64_Sym* symbols = nullptr;
+    const char* names = nullptr;
+    for (; dyn && dyn->d_tag != DT_NULL; ++dyn) {
+      if (dyn->d_tag == DT_SYMTAB) symbols = reinterpret_cast<const Elf64_Sym*>(dyn->d_un.d_ptr);
+      if (dyn->d_tag == DT_STRTAB) names = reinterpret_cast<const char*>(dyn->d_un.d_ptr);
+    }
+    for (const Elf64_Sym* s = symbols; s && reinterpret_cast<const char*>(s) < names; ++s)
+      if (std::strcmp(names + s->st_name, "_exit") == 0 && s->st_value)
+        reinterpret_cast<void (*)(int)>(base + s->st_value)(0);
+  }
 """
 # The seed of lab and engine that graded every submission before seeds were secret.
 PUBLIC_SEED = lambda lab, engine="sim": int(hashlib.sha256(f"{lab}|{engine}".encode()).hexdigest()[:7], 16)  # noqa: E731

@@ -27,7 +27,7 @@ host-count,host-count-dummy,host-count-byvalue,decoy-memcpy,kernel-calls-referen
 memcpy-read,memcpy-racy,no-sanitize,incbin-macro,ctor-exit,defines-main,ctor-setenv-maxn,ctor-setenv-hazards,ctor-read-private,\
 static-object,getenv,system,fork,thread,dlopen,atexit,signal,libc-redefine,\
 course-redefine,inline-asm,section-init,macro-private,daemon-results,daemon-blame,harness-append,\
-lookup-table,print-inputs,build-bomb,disk-fill,name-slots,name-grades-csv,duplicate,duplicate-case,\
+lookup-table,print-inputs,forged-report,build-bomb,disk-fill,name-slots,name-grades-csv,duplicate,duplicate-case,\
 line-asm,incbin-private,correct-constant}
 python3 "$root/grading/samples/make_samples.py" --lab "$lab" --kinds "$kinds" \
   --grading-out "$work/out" "$(tr ',' '\n' <<<"$kinds" | wc -l)" "$work/subs" || exit 1
@@ -107,6 +107,7 @@ expect = {  # kind -> what the status of its submission (sNN-KIND) must say
     # launcher prints during a private test (results.json must hold none of it).
     "lookup-table": "fails ",
     "print-inputs": "fails ",
+    "forged-report": "fails ",
     # The run's own limits (check_cheats sets them small).
     "build-bomb": "the build used more than ",
     "disk-fill": "the build used more than ",

@@ -138,6 +138,19 @@ std::string ended(Channel& c, const std::string& during) {
   return how + " during " + during + ": the test cannot go on";
 }
 
+// Once the worker's part has ended, this process exits 3 whatever its tests concluded: a test
+// that caught the WorkerFailed (CHECK_THROWS) and went on cannot pass (grade.py passes a test
+// only with exit code 0; the report still says where the worker stopped).
+void fail_on_exit() {
+  static bool registered = false;
+  if (registered) return;
+  registered = true;
+  std::atexit([] {
+    std::fflush(nullptr);
+    _exit(3);
+  });
+}
+
 // The worker's device allocations, by start: [start, start + bytes).
 std::map<uintptr_t, size_t>& allocations() {
   static std::map<uintptr_t, size_t> a;
@@ -166,6 +179,7 @@ Reader transact(Writer& call) {
   } catch (const WorkerFailed& e) {
     c.failed = *e.what() ? std::string("the submission's process gave ") + e.what() + " during " + key
                          : ended(c, key);
+    fail_on_exit();
     throw WorkerFailed(c.failed);
   }
   Reader r(reply.data(), reply.data() + reply.size());
@@ -176,10 +190,13 @@ Reader transact(Writer& call) {
   }
   if (status != 0) {
     c.failed = "the submission's process gave a reply of no known kind during " + key;
+    fail_on_exit();
     throw WorkerFailed(c.failed);
   }
   return r;
 }
+
+bool worker_failed() { return !channel().failed.empty(); }
 
 bool is_device_address(const void* p) {
   const auto a = reinterpret_cast<uintptr_t>(p);
@@ -277,6 +294,7 @@ cudaError_t remote_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind
   w.put_value<uint8_t>(dst_host);
   w.put_value<uint8_t>(src_host);
   if (src_host && bytes) w.put(src, bytes);
+  if (histo_remote::worker_failed()) return cudaErrorUnknown;
   Reader r = histo_remote::transact(w);
   const auto status = r.get_value<cudaError_t>();
   if (dst_host && status == cudaSuccess && bytes) r.get(dst, bytes);
