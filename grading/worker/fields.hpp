@@ -17,9 +17,16 @@
 
 namespace histo_remote {
 
+using histo::GpuStatus;
+#ifdef HISTO_SIM
+using histo_sim::Bound, histo_sim::BindingAndNext, histo_sim::GpuShape, histo_sim::HostActivity,
+    histo_sim::LaunchCounters, histo_sim::LineCounts, histo_sim::Prediction;
+#endif
+
 // A struct as its fields in order (member pointers), each by its own Codec.
 template <typename T, auto... M> struct Fields {
-  template <auto Mp> using Field = std::remove_cv_t<std::remove_reference_t<decltype(std::declval<T&>().*Mp)>>;
+  template <auto Mp>
+  using Field = std::remove_cv_t<std::remove_reference_t<decltype(std::declval<T&>().*Mp)>>;
   static void put(Writer& w, const T& v) { (Codec<Field<M>>::put(w, v.*M), ...); }
   static T get(Reader& r) {
     T v{};
@@ -32,7 +39,11 @@ template <typename T, auto... M> struct Fields {
 
 HISTO_REMOTE_SIZE(histo::GpuStatus, 128);
 template <> struct Codec<histo::GpuStatus>
-    : Fields<histo::GpuStatus, &histo::GpuStatus::available, &histo::GpuStatus::runnable, &histo::GpuStatus::reason, &histo::GpuStatus::device, &histo::GpuStatus::name, &histo::GpuStatus::cc_major, &histo::GpuStatus::cc_minor, &histo::GpuStatus::sm_count, &histo::GpuStatus::global_bytes, &histo::GpuStatus::l2_bytes, &histo::GpuStatus::shared_per_block_optin, &histo::GpuStatus::driver_version, &histo::GpuStatus::runtime_version> {};
+    : Fields<histo::GpuStatus,
+             &GpuStatus::available, &GpuStatus::runnable, &GpuStatus::reason, &GpuStatus::device,
+             &GpuStatus::name, &GpuStatus::cc_major, &GpuStatus::cc_minor, &GpuStatus::sm_count,
+             &GpuStatus::global_bytes, &GpuStatus::l2_bytes, &GpuStatus::shared_per_block_optin,
+             &GpuStatus::driver_version, &GpuStatus::runtime_version> {};
 
 // A registry entry crosses as its lab and name: the worker finds its own (worker.cpp).
 template <> struct Codec<histo::Variant> {
@@ -43,31 +54,70 @@ template <> struct Codec<histo::Variant> {
 #ifdef HISTO_SIM
 HISTO_REMOTE_SIZE(histo_sim::GpuShape, 208);
 template <> struct Codec<histo_sim::GpuShape>
-    : Fields<histo_sim::GpuShape, &histo_sim::GpuShape::key, &histo_sim::GpuShape::name, &histo_sim::GpuShape::cc_major, &histo_sim::GpuShape::cc_minor, &histo_sim::GpuShape::sm_count, &histo_sim::GpuShape::shared_per_sm, &histo_sim::GpuShape::shared_per_block_optin, &histo_sim::GpuShape::shared_reserved_per_block, &histo_sim::GpuShape::max_threads_per_sm, &histo_sim::GpuShape::max_blocks_per_sm, &histo_sim::GpuShape::l2_bytes, &histo_sim::GpuShape::clock_mhz, &histo_sim::GpuShape::launch_us, &histo_sim::GpuShape::dram_read_gbps, &histo_sim::GpuShape::load_request_ns, &histo_sim::GpuShape::shared_load_latency_ns, &histo_sim::GpuShape::load_sectors_per_sm_per_s, &histo_sim::GpuShape::atomic_one_address_per_s, &histo_sim::GpuShape::atomic_region_1k_per_s, &histo_sim::GpuShape::atomic_spread_per_s, &histo_sim::GpuShape::shared_wavefronts_per_sm_per_s, &histo_sim::GpuShape::shared_atomic_wavefronts_per_sm_per_s, &histo_sim::GpuShape::source, &histo_sim::GpuShape::registers_per_sm, &histo_sim::GpuShape::issue_per_sm_per_cycle, &histo_sim::GpuShape::l2_read_gbps, &histo_sim::GpuShape::l2_load_request_ns, &histo_sim::GpuShape::l2_resident_bytes> {};
+    : Fields<histo_sim::GpuShape,
+             &GpuShape::key, &GpuShape::name, &GpuShape::cc_major, &GpuShape::cc_minor,
+             &GpuShape::sm_count, &GpuShape::shared_per_sm, &GpuShape::shared_per_block_optin,
+             &GpuShape::shared_reserved_per_block, &GpuShape::max_threads_per_sm,
+             &GpuShape::max_blocks_per_sm, &GpuShape::l2_bytes, &GpuShape::clock_mhz,
+             &GpuShape::launch_us, &GpuShape::dram_read_gbps, &GpuShape::load_request_ns,
+             &GpuShape::shared_load_latency_ns, &GpuShape::load_sectors_per_sm_per_s,
+             &GpuShape::atomic_one_address_per_s, &GpuShape::atomic_region_1k_per_s,
+             &GpuShape::atomic_spread_per_s, &GpuShape::shared_wavefronts_per_sm_per_s,
+             &GpuShape::shared_atomic_wavefronts_per_sm_per_s, &GpuShape::source,
+             &GpuShape::registers_per_sm, &GpuShape::issue_per_sm_per_cycle,
+             &GpuShape::l2_read_gbps, &GpuShape::l2_load_request_ns,
+             &GpuShape::l2_resident_bytes> {};
 HISTO_REMOTE_SIZE(histo_sim::Bound, 16);
 template <> struct Codec<histo_sim::Bound>
-    : Fields<histo_sim::Bound, &histo_sim::Bound::resource, &histo_sim::Bound::seconds> {};
+    : Fields<histo_sim::Bound,
+             &Bound::resource, &Bound::seconds> {};
 HISTO_REMOTE_SIZE(histo_sim::Prediction, 72);
 template <> struct Codec<histo_sim::Prediction>
-    : Fields<histo_sim::Prediction, &histo_sim::Prediction::seconds, &histo_sim::Prediction::l2_resident, &histo_sim::Prediction::issue_known, &histo_sim::Prediction::binding, &histo_sim::Prediction::bounds> {};
+    : Fields<histo_sim::Prediction,
+             &Prediction::seconds, &Prediction::l2_resident, &Prediction::issue_known,
+             &Prediction::binding, &Prediction::bounds> {};
 HISTO_REMOTE_SIZE(histo_sim::BindingAndNext, 64);
 template <> struct Codec<histo_sim::BindingAndNext>
-    : Fields<histo_sim::BindingAndNext, &histo_sim::BindingAndNext::binding, &histo_sim::BindingAndNext::next> {};
+    : Fields<histo_sim::BindingAndNext,
+             &BindingAndNext::binding, &BindingAndNext::next> {};
 HISTO_REMOTE_SIZE(histo_sim::HostActivity, 72);
 template <> struct Codec<histo_sim::HostActivity>
-    : Fields<histo_sim::HostActivity, &histo_sim::HostActivity::copies_in, &histo_sim::HostActivity::memsets_in, &histo_sim::HostActivity::bytes_in, &histo_sim::HostActivity::copies_out, &histo_sim::HostActivity::bytes_out, &histo_sim::HostActivity::host_accesses, &histo_sim::HostActivity::first_access> {};
+    : Fields<histo_sim::HostActivity,
+             &HostActivity::copies_in, &HostActivity::memsets_in, &HostActivity::bytes_in,
+             &HostActivity::copies_out, &HostActivity::bytes_out, &HostActivity::host_accesses,
+             &HostActivity::first_access> {};
 HISTO_REMOTE_SIZE(histo_sim::LineCounts, 192);
 template <> struct Codec<histo_sim::LineCounts>
-    : Fields<histo_sim::LineCounts, &histo_sim::LineCounts::where, &histo_sim::LineCounts::text, &histo_sim::LineCounts::counts> {};
+    : Fields<histo_sim::LineCounts,
+             &LineCounts::where, &LineCounts::text, &LineCounts::counts> {};
 // The kernel and the sites are the worker's code addresses: numbers only the worker resolves
 // (line_counts, the kernels' names), which it is asked to.
 template <> struct Codec<const void*> {
   static void put(Writer& w, const void* p) { w.put_value(reinterpret_cast<uintptr_t>(p)); }
-  static const void* get(Reader& r) { return reinterpret_cast<const void*>(r.get_value<uintptr_t>()); }
+  static const void* get(Reader& r) {
+    return reinterpret_cast<const void*>(r.get_value<uintptr_t>());
+  }
 };
 HISTO_REMOTE_SIZE(histo_sim::LaunchCounters, 304);
 template <> struct Codec<histo_sim::LaunchCounters>
-    : Fields<histo_sim::LaunchCounters, &histo_sim::LaunchCounters::global_load_requests, &histo_sim::LaunchCounters::global_load_sectors, &histo_sim::LaunchCounters::global_store_requests, &histo_sim::LaunchCounters::global_store_sectors, &histo_sim::LaunchCounters::global_atomic_requests, &histo_sim::LaunchCounters::global_atomic_sectors, &histo_sim::LaunchCounters::shared_load_instructions, &histo_sim::LaunchCounters::shared_load_wavefronts, &histo_sim::LaunchCounters::shared_load_ideal, &histo_sim::LaunchCounters::shared_store_instructions, &histo_sim::LaunchCounters::shared_store_wavefronts, &histo_sim::LaunchCounters::shared_store_ideal, &histo_sim::LaunchCounters::shared_atomic_instructions, &histo_sim::LaunchCounters::shared_atomic_wavefronts, &histo_sim::LaunchCounters::shared_atomic_ideal, &histo_sim::LaunchCounters::dram_read_bytes, &histo_sim::LaunchCounters::kernel, &histo_sim::LaunchCounters::grid, &histo_sim::LaunchCounters::block, &histo_sim::LaunchCounters::global_atomic_addresses, &histo_sim::LaunchCounters::busiest_address_sectors, &histo_sim::LaunchCounters::atomic_footprint_bytes, &histo_sim::LaunchCounters::load_rounds, &histo_sim::LaunchCounters::load_chain_rounds, &histo_sim::LaunchCounters::warps, &histo_sim::LaunchCounters::blocks_run, &histo_sim::LaunchCounters::shared_wavefronts_per_sm, &histo_sim::LaunchCounters::shared_atomic_wavefronts_per_sm, &histo_sim::LaunchCounters::global_load_requests_per_sm, &histo_sim::LaunchCounters::static_shared_bytes, &histo_sim::LaunchCounters::sites> {};
+    : Fields<histo_sim::LaunchCounters,
+             &LaunchCounters::global_load_requests, &LaunchCounters::global_load_sectors,
+             &LaunchCounters::global_store_requests, &LaunchCounters::global_store_sectors,
+             &LaunchCounters::global_atomic_requests, &LaunchCounters::global_atomic_sectors,
+             &LaunchCounters::shared_load_instructions, &LaunchCounters::shared_load_wavefronts,
+             &LaunchCounters::shared_load_ideal, &LaunchCounters::shared_store_instructions,
+             &LaunchCounters::shared_store_wavefronts, &LaunchCounters::shared_store_ideal,
+             &LaunchCounters::shared_atomic_instructions,
+             &LaunchCounters::shared_atomic_wavefronts, &LaunchCounters::shared_atomic_ideal,
+             &LaunchCounters::dram_read_bytes, &LaunchCounters::kernel, &LaunchCounters::grid,
+             &LaunchCounters::block, &LaunchCounters::global_atomic_addresses,
+             &LaunchCounters::busiest_address_sectors, &LaunchCounters::atomic_footprint_bytes,
+             &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds,
+             &LaunchCounters::warps, &LaunchCounters::blocks_run,
+             &LaunchCounters::shared_wavefronts_per_sm,
+             &LaunchCounters::shared_atomic_wavefronts_per_sm,
+             &LaunchCounters::global_load_requests_per_sm, &LaunchCounters::static_shared_bytes,
+             &LaunchCounters::sites> {};
 #endif
 
 }  // namespace histo_remote

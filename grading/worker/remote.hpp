@@ -138,7 +138,9 @@ template <> struct Codec<const char*> {
     w.put_value<uint8_t>(s != nullptr);
     if (s) w.put_string(s);
   }
-  static const char* get(Reader& r) { return r.get_value<uint8_t>() ? keep(r.get_string()) : nullptr; }
+  static const char* get(Reader& r) {
+    return r.get_value<uint8_t>() ? keep(r.get_string()) : nullptr;
+  }
 };
 
 // What the callee threw, rethrown on the trusted side as the same standard exception (a test

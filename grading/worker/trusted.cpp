@@ -177,8 +177,9 @@ Reader transact(Writer& call) {
     write_all(c.to, bytes.data(), bytes.size());
     if (!read_message(c.from, reply)) throw WorkerFailed("");
   } catch (const WorkerFailed& e) {
-    c.failed = *e.what() ? std::string("the submission's process gave ") + e.what() + " during " + key
-                         : ended(c, key);
+    c.failed = *e.what()
+                   ? std::string("the submission's process gave ") + e.what() + " during " + key
+                   : ended(c, key);
     fail_on_exit();
     throw WorkerFailed(c.failed);
   }
@@ -252,7 +253,8 @@ using MallocFn = cudaError_t (*)(void**, size_t);
 
 // Device memory: the worker's, known here by address and size.
 cudaError_t cudaMalloc(void** ptr, size_t bytes) {
-  const cudaError_t status = call<static_cast<MallocFn>(&cudaMalloc)>("cudaMalloc(void**, unsigned long)", ptr, bytes);
+  const cudaError_t status =
+      call<static_cast<MallocFn>(&cudaMalloc)>("cudaMalloc(void**, unsigned long)", ptr, bytes);
   if (status == cudaSuccess) histo_remote::allocations()[reinterpret_cast<uintptr_t>(*ptr)] = bytes;
   return status;
 }

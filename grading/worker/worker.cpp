@@ -172,7 +172,8 @@ std::vector<char>& held_array(Reader& r) {
     array = &g_held[key];
   }
   if (sent) {
-    if (bytes > size_t(r.end() - r.here())) throw std::invalid_argument("an array without its bytes");
+    if (bytes > size_t(r.end() - r.here()))
+      throw std::invalid_argument("an array without its bytes");
     array->resize(bytes);
     r.get(array->data(), bytes);
   } else if (array->size() != bytes) {
