@@ -4,7 +4,8 @@ whatever the submission's code tries, checked with a shell standing in for that 
 the run (a setsid daemon, a process left behind), write outside its scratch folder, see the
 course's files, reach the network (a listener of this test on the loopback), keep the grader's
 environment, pass its limits (file size, processes), or reach the parent other than through its
-output and the report pipe (fd 3). Each mode this machine can set up is checked: bubblewrap, and
+output and the report pipe (fd 3), or, for a split grader's worker, its channel (fds 3 and 4).
+Each mode this machine can set up is checked: bubblewrap, and
 the unprivileged-user mode where this runs as root. Exit 77 (skipped) where no mode can be set up.
 """
 import os
@@ -136,6 +137,26 @@ class SandboxRuns:
         r = self.sh("echo out; echo report >&3; echo err >&2")
         self.assertEqual(r.report, b"report\n")
         self.assertEqual(sorted(self.text(r).split()), ["err", "out"])
+
+    def test_a_channel_is_fds_3_and_4_and_the_run_ends_after_its_counterpart(self):
+        # A split grader's worker: it reads calls on fd 3 and answers on fd 4, nothing reaches a
+        # report; when its counterpart is done, the run is ended (2 s later) even if it lingers.
+        calls_r, calls_w = os.pipe()
+        replies_r, replies_w = os.pipe()
+        os.write(calls_w, b"ping\n")
+        os.close(calls_w)
+        done = time.time()
+        start = time.time()
+        r = self.box.run(["/bin/sh", "-c", "read line <&3; echo \"$line-pong\" >&4; sleep 60"],
+                         rw=[self.scratch], cwd=self.scratch, env={"PATH": "/usr/bin:/bin"},
+                         timeout=30, limits=sandbox.Limits(), uid=self.uid,
+                         channel=(calls_r, replies_w), stop=lambda: done)
+        answer = os.read(replies_r, 100)
+        os.close(replies_r)
+        self.assertEqual(answer, b"ping-pong\n")
+        self.assertEqual(r.report, b"")
+        self.assertTrue(r.stopped and not r.timed_out, r)
+        self.assertLess(time.time() - start, 10)
 
     def test_limits_hold(self):
         r = self.sh("dd if=/dev/zero of=big bs=1M count=64 2>&1; ls -l big | cut -d' ' -f5",

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -48,7 +49,9 @@ bool read_message(int fd, std::vector<char>& out) {
   static size_t have = 0;  // bytes read past the previous message (none, in a strict exchange)
   auto fill = [&](size_t want) {
     while (have < want) {
-      if (buffer.size() < want) buffer.resize(want);
+      // Room for what arrives, a MiB at a time: a length the worker claims costs nothing
+      // until its bytes come.
+      if (buffer.size() < want) buffer.resize(std::min(want, have + (size_t(1) << 20)));
       const ssize_t n = ::read(fd, buffer.data() + have, buffer.size() - have);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return false;
@@ -59,7 +62,7 @@ bool read_message(int fd, std::vector<char>& out) {
   if (!fill(sizeof(uint64_t))) return false;
   uint64_t length;
   std::memcpy(&length, buffer.data(), sizeof length);
-  if (length == 0 || length > (uint64_t(1) << 36))
+  if (length == 0 || length > (uint64_t(1) << 34))
     throw WorkerFailed("a reply of impossible length");
   if (!fill(sizeof length + length)) return false;
   out.assign(buffer.begin() + sizeof length, buffer.begin() + long(sizeof length + length));
