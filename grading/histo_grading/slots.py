@@ -131,10 +131,11 @@ def prepare_slot(g, index, jobs):
             # compile_commands.json: the commands whose preprocessor lists what a submission reads.
             # HISTO_SIM_HAZARDS_ALWAYS: no environment switches the simulator's hazard checks off.
             # HISTO_SPLIT_GRADERS: the simulator's graders never load the submission; a worker
-            # beside each runs it (grading/worker, tests.run_split).
+            # beside each runs it (grading/worker, tests.run_split). A student repository has
+            # no grading/worker: its graders there stay whole.
             cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", g.preset,
                    "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DHISTO_SIM_HAZARDS_ALWAYS=ON",
-                   "-DHISTO_SPLIT_GRADERS=ON"]
+                   f"-DHISTO_SPLIT_GRADERS={'ON' if (ROOT / 'grading' / 'worker').is_dir() else 'OFF'}"]
             if g.settings.simulator_twin:
                 # The simulator's build of the same source as well: its cost tests grade (perf
                 # sim), or their values are compared with Nsight Compute's (GRADE_NCU=1).
