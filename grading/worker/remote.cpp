@@ -2,9 +2,13 @@
 // that cross.
 #include "remote.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <deque>
 #include <mutex>
 #include <new>
+
+#include <unistd.h>
 
 namespace histo_remote {
 
@@ -16,6 +20,42 @@ const char* keep(std::string s) {
     if (k == s) return k.c_str();
   kept.push_back(std::move(s));
   return kept.back().c_str();
+}
+
+bool write_all(int fd, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    bytes -= size_t(n);
+  }
+  return true;
+}
+
+bool read_message(int fd, std::vector<char>& out) {
+  // What was read past one message stays for the next (none, in a strict exchange).
+  static thread_local std::vector<char> buffer;
+  static thread_local size_t have = 0;
+  auto fill = [&](size_t want) {
+    while (have < want) {
+      if (buffer.size() < want) buffer.resize(std::min(want, have + (size_t(1) << 20)));
+      const ssize_t n = ::read(fd, buffer.data() + have, buffer.size() - have);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      have += size_t(n);
+    }
+    return true;
+  };
+  uint64_t length;
+  if (!fill(sizeof length)) return false;
+  std::memcpy(&length, buffer.data(), sizeof length);
+  if (length == 0 || length > (uint64_t(1) << 34) || !fill(sizeof length + length)) return false;
+  out.assign(buffer.begin() + sizeof length, buffer.begin() + long(sizeof length + length));
+  have -= sizeof length + length;
+  std::memmove(buffer.data(), buffer.data() + sizeof length + length, have);
+  return true;
 }
 
 Thrown classify(const std::exception& e) {

@@ -129,6 +129,13 @@ template <typename A, typename B> struct Codec<std::pair<A, B>> {
     return {std::move(a), Codec<B>::get(r)};
   }
 };
+// The channel, both ways (remote.cpp). write_all: false when the other side is gone.
+// read_message: one message into `out` (its length first; usually one read brings both);
+// false at the end of the channel or on a length above 16 GiB, which no call or reply has.
+// Room grows a MiB at a time as the bytes come: a length claimed costs nothing until then.
+bool write_all(int fd, const void* data, size_t bytes);
+bool read_message(int fd, std::vector<char>& out);
+
 // A string the callee returns (cudaGetErrorString) or a struct points to: kept for the life of
 // the receiving process.
 const char* keep(std::string s);
@@ -248,12 +255,30 @@ void take_back(Reader& r, const T& v, PointerKind sent, const void* const* all) 
   }
 }
 
-template <auto F, typename... A, size_t... I>
+// The replies of a lab's helpers that take and give only values, by call (their bytes): such a
+// helper is __host__ __device__ code whose result depends on its arguments alone, and a CPU
+// replay calls a few of them once per input byte. At most kRemembered calls are kept.
+constexpr size_t kRemembered = size_t(1) << 18;
+std::unordered_map<std::string, std::string>& remembered();
+
+template <auto F, bool Pure, typename... A, size_t... I>
 result_of<F> call_impl(const char* key, std::index_sequence<I...>, A... a) {
   Writer w;
   w.put_string(key);
   const void* all[] = {static_cast<const void*>(&a)..., nullptr};
   const PointerKind sent[] = {put_arg<F, I>(w, a, all)..., PointerKind::address};
+  using R = std::remove_cv_t<std::remove_reference_t<result_of<F>>>;
+  constexpr bool memo = Pure && !std::is_void_v<R> && std::is_trivially_copyable_v<R>;
+  std::string call_bytes;
+  if constexpr (memo) {
+    call_bytes.assign(w.bytes().begin() + sizeof(uint64_t), w.bytes().end());
+    const auto found = remembered().find(call_bytes);
+    if (found != remembered().end()) {
+      R result;
+      std::memcpy(&result, found->second.data(), sizeof result);
+      return result;
+    }
+  }
   // Once the worker's part has ended (the test has thrown WorkerFailed once, and will not
   // pass: trusted.cpp), a call whose result the caller can do without (void, a CUDA runtime
   // call, which then says cudaErrorUnknown) returns quietly, as does any call made while an
@@ -275,10 +300,14 @@ result_of<F> call_impl(const char* key, std::index_sequence<I...>, A... a) {
     (take_back<F, I>(r, a, sent[I], all), ...);
     if (!r.done()) throw WorkerFailed("a reply longer than its contents");
   } else {
-    using R = std::remove_cv_t<std::remove_reference_t<result_of<F>>>;
     R result = Codec<R>::get(r);
     (take_back<F, I>(r, a, sent[I], all), ...);
     if (!r.done()) throw WorkerFailed("a reply longer than its contents");
+    if constexpr (memo) {
+      if (remembered().size() < kRemembered)
+        remembered().emplace(std::move(call_bytes),
+                             std::string(reinterpret_cast<const char*>(&result), sizeof result));
+    }
     if constexpr (std::is_reference_v<result_of<F>>) {
       // A reference the callee returns (histo_sim::current_gpu): a copy kept for good.
       static std::vector<std::unique_ptr<R>> kept;
@@ -290,9 +319,10 @@ result_of<F> call_impl(const char* key, std::index_sequence<I...>, A... a) {
   }
 }
 
-// The body of every generated stub: `return call<&ns::f>("key", args...);`.
-template <auto F, typename... A> result_of<F> call(const char* key, A... a) {
-  return call_impl<F>(key, std::index_sequence_for<A...>{}, a...);
+// The body of every generated stub: `return call<&ns::f>("key", args...);`, or
+// call<&ns::f, true> for a lab's helper of values only (seams.py), whose replies are remembered.
+template <auto F, bool Pure = false, typename... A> result_of<F> call(const char* key, A... a) {
+  return call_impl<F, Pure>(key, std::index_sequence_for<A...>{}, a...);
 }
 
 // --- The worker side (worker.cpp) -----------------------------------------------------------

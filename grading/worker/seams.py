@@ -123,8 +123,11 @@ def main():
         formals = ", ".join(f"{t} a{j}" for j, t in enumerate(typed))
         using = f"using {result} = decltype({name}({declvals}));"
         call_args = "".join(f", a{j}" for j in range(len(params)))
+        # A lab's helper of values only (no pointer, no reference): its replies are remembered.
+        pure = name.startswith(lab_prefix) and not any(c in p for p in params for c in "*&")
         stubs.append(f"{using}\n{result} {name}({formals}) {{\n"
-                     f"  return histo_remote::call<{pointer}>(\"{key}\"{call_args});\n}}\n")
+                     f"  return histo_remote::call<{pointer}{', true' if pure else ''}>"
+                     f"(\"{key}\"{call_args});\n}}\n")
         table.append(f"{using}\n")
         functions.append((key, pointer))
     with open(a.stubs, "w") as f:

@@ -22,43 +22,6 @@ namespace {
 
 constexpr int kCalls = 3, kReplies = 4;
 
-// One message: its length, then that many bytes (usually one read brings both). False at the
-// end of the channel or on a length no call can have.
-bool read_message(int fd, std::vector<char>& out) {
-  static std::vector<char> buffer(1 << 16);
-  static size_t have = 0;
-  auto fill = [&](size_t want) {
-    while (have < want) {
-      if (buffer.size() < want) buffer.resize(want);
-      const ssize_t n = ::read(fd, buffer.data() + have, buffer.size() - have);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      have += size_t(n);
-    }
-    return true;
-  };
-  uint64_t length;
-  if (!fill(sizeof length)) return false;
-  std::memcpy(&length, buffer.data(), sizeof length);
-  if (length == 0 || length > (uint64_t(1) << 36) || !fill(sizeof length + length)) return false;
-  out.assign(buffer.begin() + sizeof length, buffer.begin() + long(sizeof length + length));
-  have -= sizeof length + length;
-  std::memmove(buffer.data(), buffer.data() + sizeof length + length, have);
-  return true;
-}
-
-bool write_all(int fd, const void* data, size_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t n = ::write(fd, p, bytes);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    bytes -= size_t(n);
-  }
-  return true;
-}
-
 std::map<uint64_t, std::vector<char>> g_held;   // host arrays kept by key (put_array)
 std::deque<std::vector<char>> g_this_call;      // host arrays of the current call only
 
