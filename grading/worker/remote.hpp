@@ -178,6 +178,9 @@ template <auto F, size_t I> struct ArrayExtent {
 Reader transact(Writer& call);
 // True once the worker's part has ended (WorkerFailed thrown).
 bool worker_failed();
+// A reply that does not read as what was asked: the worker's part ends here, as if it had
+// stopped answering (the test fails, the grader exits 3). Rethrows.
+[[noreturn]] void unreadable_reply(const WorkerFailed& e);
 // True when p lies in memory the worker allocated on the device (cudaMalloc through the stub).
 bool is_device_address(const void* p);
 // Array arguments the worker holds already (an input replayed call after call): the key of
@@ -297,12 +300,21 @@ result_of<F> call_impl(const char* key, std::index_sequence<I...>, A... a) {
     if constexpr (quiet) return quietly();
   }
   if constexpr (std::is_void_v<result_of<F>>) {
-    (take_back<F, I>(r, a, sent[I], all), ...);
-    if (!r.done()) throw WorkerFailed("a reply longer than its contents");
+    try {
+      (take_back<F, I>(r, a, sent[I], all), ...);
+      if (!r.done()) throw WorkerFailed("a reply longer than its contents");
+    } catch (const WorkerFailed& e) {
+      unreadable_reply(e);
+    }
   } else {
-    R result = Codec<R>::get(r);
-    (take_back<F, I>(r, a, sent[I], all), ...);
-    if (!r.done()) throw WorkerFailed("a reply longer than its contents");
+    R result{};
+    try {
+      result = Codec<R>::get(r);
+      (take_back<F, I>(r, a, sent[I], all), ...);
+      if (!r.done()) throw WorkerFailed("a reply longer than its contents");
+    } catch (const WorkerFailed& e) {
+      unreadable_reply(e);
+    }
     if constexpr (memo) {
       if (remembered().size() < kRemembered)
         remembered().emplace(std::move(call_bytes),

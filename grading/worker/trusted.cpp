@@ -183,6 +183,13 @@ Reader transact(Writer& call) {
 
 bool worker_failed() { return !channel().failed.empty(); }
 
+void unreadable_reply(const WorkerFailed& e) {
+  Channel& c = channel();
+  if (c.failed.empty()) c.failed = std::string("the submission's process gave ") + e.what();
+  fail_on_exit();
+  throw WorkerFailed(c.failed);
+}
+
 std::unordered_map<std::string, std::string>& remembered() {
   static std::unordered_map<std::string, std::string> replies;
   return replies;
@@ -287,10 +294,14 @@ cudaError_t remote_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind
   if (src_host && bytes) w.put(src, bytes);
   if (histo_remote::worker_failed()) return cudaErrorUnknown;
   Reader r = histo_remote::transact(w);
-  const auto status = r.get_value<cudaError_t>();
-  if (dst_host && status == cudaSuccess && bytes) r.get(dst, bytes);
-  if (!r.done()) throw histo_remote::WorkerFailed("a copy's reply of another size");
-  return status;
+  try {
+    const auto status = r.get_value<cudaError_t>();
+    if (dst_host && status == cudaSuccess && bytes) r.get(dst, bytes);
+    if (!r.done()) throw histo_remote::WorkerFailed("a copy's reply of another size");
+    return status;
+  } catch (const histo_remote::WorkerFailed& e) {
+    histo_remote::unreadable_reply(e);
+  }
 }
 
 }  // namespace
