@@ -199,8 +199,15 @@ class Hazards final : public trace::Consumer {
       last_reported_ = is_reported(a.site);
     }
     if (a.space == trace::Space::shared) {
+      fit(a.address + a.bytes);
+      // An aligned 32-bit access (the labs' counters and packed words): by whole words.
+      if (a.bytes == 4 && a.address % 4 == 0) {
+        word_access(a, a.address);
+        return;
+      }
+      for (uint64_t w = a.address / 4; w <= (a.address + a.bytes - 1) / 4; ++w) split(w);
       // A word whose bytes share one history (the common case) is judged once.
-      if (a.bytes > 1 && a.address + a.bytes <= shared_.size() && uniform(a.address, a.bytes)) {
+      if (a.bytes > 1 && uniform(a.address, a.bytes)) {
         const bool raced = shared_byte(a, a.address);
         const ByteState& f = shared_[a.address];
         for (unsigned b = 1; b < a.bytes; ++b) {
@@ -323,12 +330,42 @@ class Hazards final : public trace::Consumer {
     return true;
   }
 
+  // Room for the shared bytes below `end`.
+  void fit(uint64_t end) {
+    if (end <= shared_.size()) return;
+    const uint64_t size = (end + 4096) / 4 * 4;
+    shared_.resize(size);
+    unwritten_.resize(size);
+    whole_.resize(size / 4);
+  }
+
+  // An aligned 4-byte access to the word at `offset`. A word whose 4 bytes share one history
+  // (all untouched in this block, or uniform()) is kept whole: its first byte's state stands
+  // for all four, and the access costs one byte's check.
+  void word_access(const trace::Access& a, uint64_t offset) {
+    const uint64_t w = offset / 4;
+    if (whole_[w] != generation_) {
+      bool fresh = true;
+      for (unsigned b = 0; b < 4; ++b) fresh = fresh && shared_[offset + b].generation != generation_;
+      if (!fresh && !uniform(offset, 4)) {
+        for (unsigned b = 0; b < 4; ++b) shared_byte(a, offset + b);
+        return;
+      }
+      whole_[w] = generation_;
+    }
+    if (shared_byte(a, offset))
+      for (unsigned b = 1; b < 4; ++b) mark_raced(offset + b);
+  }
+
+  // Word w's bytes get their own states again (before an access to only some of them).
+  void split(uint64_t w) {
+    if (whole_[w] != generation_) return;
+    whole_[w] = 0;
+    for (unsigned b = 1; b < 4; ++b) shared_[w * 4 + b] = shared_[w * 4];
+  }
+
   // One byte's access; true when it raced.
   bool shared_byte(const trace::Access& a, uint64_t offset) {
-    if (offset >= shared_.size()) {
-      shared_.resize(offset + 4096);
-      unwritten_.resize(offset + 4096);
-    }
     ByteState& s = shared_[offset];
     if (s.generation != generation_) s = ByteState{generation_};
     const bool atomic = a.kind == trace::Kind::atomic;
@@ -435,6 +472,8 @@ class Hazards final : public trace::Consumer {
   std::vector<uint64_t> unwritten_offsets_;
   unsigned block_threads_ = 0, block_ = 0, generation_ = 0;
   std::vector<ByteState> shared_;  // by offset in the block's shared memory
+  // By 4-byte word: the generation in which the word is whole (word_access), else 0.
+  std::vector<unsigned> whole_;
   std::unordered_map<uint64_t, ByteState> global_;
   uint64_t written_lo_ = ~uint64_t(0), written_hi_ = 0;  // global bytes the launch wrote
   struct Finding {
