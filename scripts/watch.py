@@ -14,7 +14,8 @@ whenever it is not there: first use, or deleted since; a long build shows its pr
   4. inputs of gigabytes ([large]: past 2^31 and 2^32 bytes, where an int or unsigned index or
      a 32-bit counter wraps): up to 45 s each.
 Each step runs its test cases side by side, one per core, so the first to fail is on screen
-without waiting for slower ones. It prints the first failure's message (where its check failed,
+without waiting for slower ones; the slowest of the last round start first, so that the cores
+finish together (each case's time is kept in the build folder, watch-durations.json). It prints the first failure's message (where its check failed,
 the case, the likely cause), one line for each other test of the step that fails, and the next
 TODO of your source, or what passed. A source that does not compile shows the
 compiler's first error. A round where every step passed is recorded in the build folder, so
@@ -24,6 +25,7 @@ passed).
 Ctrl-C stops it.
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -40,6 +42,7 @@ STEPS = [("quick checks", "[cpu]"),
          ("long kernel tests and cost tests", "[long]~[large],[perf]~[large]"),
          ("inputs of gigabytes", "[large]")]
 POLL_SECONDS = 0.1
+DURATIONS = "watch-durations.json"  # in the build folder (run_step)
 
 
 def source_of(lab, folders):
@@ -73,28 +76,54 @@ def first_failure(output):
     return "\n".join(lines[start:end]).rstrip()
 
 
+def durations_file(build):
+    """Each grader's test cases' durations in seconds, from their latest run in this build folder."""
+    return os.path.join(build, DURATIONS)
+
+
+def read_durations(build):
+    try:
+        with open(durations_file(build)) as f:
+            durations = json.load(f)
+        return durations if isinstance(durations, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def longest_first(cases, seconds):
+    """The cases in the order they should start so that the cores finish together: those never
+    timed first (in the grader's order), then the slowest first (longest processing time)."""
+    return sorted(cases, key=lambda case: -seconds.get(case, float("inf")))
+
+
 def run_step(grader, spec, build, on_failure=None, ran=None):
     """Runs the grader's test cases of `spec`, each in its own process, as many at once as there
-    are cores (the first to fail is on screen without waiting for slower ones); returns the
-    outputs of those that failed (each stops at its first failed check), in the order they
+    are cores, the slowest of the latest run first so that the cores finish together; returns
+    the outputs of those that failed (each stops at its first failed check), in the order they
     failed. on_failure(output, first, case) is called as each fails; `ran`, a list, gets
-    (case, exit code, output) for each case that ended."""
+    (case, exit code, output) for each case that ended. Each case's duration is kept in the
+    build folder for the next run's order."""
     listed = subprocess.run([grader, spec, "--list-tests", "--verbosity", "quiet"],
                             capture_output=True, text=True, cwd=build).stdout
     cases = [c.strip() for c in listed.splitlines() if c.strip()]
-    waiting, running, failed = list(cases), [], []
+    durations = read_durations(build)
+    seconds = durations.setdefault(os.path.basename(grader), {})
+    if not isinstance(seconds, dict):
+        seconds = durations[os.path.basename(grader)] = {}
+    waiting, running, failed = longest_first(cases, seconds), [], []
     try:
         while waiting or running:
             while waiting and len(running) < (os.cpu_count() or 2):
                 case = waiting.pop(0)
                 spec_of_case = case.replace("\\", "\\\\").replace(",", "\\,")
-                running.append((case, subprocess.Popen(
+                running.append((case, time.time(), subprocess.Popen(
                     [grader, spec_of_case, "--reporter", "histo", "--abort", "--warn", "NoAssertions"],
                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                     cwd=build)))
             time.sleep(0.01)
-            for case, proc in [r for r in running if r[1].poll() is not None]:
-                running.remove((case, proc))
+            for case, started, proc in [r for r in running if r[2].poll() is not None]:
+                running.remove((case, started, proc))
+                seconds[case] = round(time.time() - started, 2)
                 out = proc.stdout.read()
                 if ran is not None:
                     ran.append((case, proc.returncode, out))
@@ -104,9 +133,14 @@ def run_step(grader, spec, build, on_failure=None, ran=None):
                         on_failure(out, len(failed) == 1, case)
         return failed
     finally:
-        for _, proc in running:
+        for _, _, proc in running:
             proc.kill()
             proc.wait()
+        try:
+            with open(durations_file(build), "w") as f:
+                json.dump(durations, f, indent=1, sort_keys=True)
+        except OSError:
+            pass  # the order is only an optimisation
 
 
 def failure_line(case, output):
