@@ -206,11 +206,12 @@ std::string split_problem(size_t head, size_t units, size_t tail, size_t n, size
 }
 
 std::string grade_byte_case(const Variant& variant, const uint8_t* h_in, size_t n, size_t offset,
-                            const std::string& dataset, uint64_t seed) {
+                            const std::string& dataset, uint64_t seed, LaunchShape* shape_out) {
   DeviceInput input(h_in, n, offset);
   GuardedBins<uint32_t> bins(kNumBins);
   CaseInfo info = case_of(variant, dataset, seed, n, offset);
   const LaunchShape shape = variant.launch(input.get(), n, bins.get(), 0);
+  if (shape_out) *shape_out = shape;
   info.shape = shape.describe();
   info.grid = shape.grid;
   CUDA_CHECK(cudaDeviceSynchronize());

@@ -159,9 +159,11 @@ class RunsInput {
 std::string split_problem(size_t head, size_t units, size_t tail, size_t n, size_t width);
 
 // Runs one 256-bin launcher on h_in[0, n) staged at `offset` and grades it against the
-// sequential reference. Returns "" on success, else the failure report.
+// sequential reference. Returns "" on success, else the failure report; `shape`, where given,
+// gets the shape the launcher returned.
 std::string grade_byte_case(const Variant& variant, const uint8_t* h_in, size_t n, size_t offset,
-                            const std::string& dataset, uint64_t seed);
+                            const std::string& dataset, uint64_t seed,
+                            LaunchShape* shape = nullptr);
 
 // Collects the failure reports of several graded cases; full() after `limit` failures, so a
 // sweep can stop early instead of printing hundreds of them.
