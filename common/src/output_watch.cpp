@@ -1,10 +1,5 @@
 #include "histo/output_watch.hpp"
 
-#include <algorithm>
-#include <cstdint>
-#include <map>
-#include <mutex>
-
 #ifdef HISTO_SIM
 #include "histo_sim_host_writes.h"
 #endif
@@ -22,17 +17,6 @@ struct Activity {
   std::string first_access;
 };
 
-#ifndef HISTO_SIM
-// GPU builds: the watched ranges, fed by the graders' wrappers of the CUDA runtime.
-struct Watched {
-  size_t bytes = 0;
-  bool in_call = true;
-  Activity seen;
-};
-std::mutex g_watch_mutex;
-std::map<uintptr_t, Watched> g_watched;
-#endif
-
 Activity activity_of(const void* d_begin) {
 #ifdef HISTO_SIM
   const histo_sim::HostActivity a = histo_sim::host_activity(d_begin);
@@ -46,9 +30,14 @@ Activity activity_of(const void* d_begin) {
   seen.first_access = a.first_access;
   return seen;
 #else
-  std::lock_guard<std::mutex> lock(g_watch_mutex);
-  const auto it = g_watched.find(reinterpret_cast<uintptr_t>(d_begin));
-  return it == g_watched.end() ? Activity{} : it->second.seen;
+  const CopyActivity a = copy_activity(d_begin);
+  Activity seen;
+  seen.copies_in = a.copies_in;
+  seen.memsets_in = a.memsets_in;
+  seen.bytes_in = a.bytes_in;
+  seen.copies_out = a.copies_out;
+  seen.bytes_out = a.bytes_out;
+  return seen;
 #endif
 }
 
@@ -69,11 +58,8 @@ void OutputWatch::start(const void* d_begin, size_t bytes) {
   // The range was just poisoned (GuardedBins): for the initcheck, the poison is garbage.
   histo_sim::poisoned(d_begin, bytes);
 #else
-  {
-    std::lock_guard<std::mutex> lock(g_watch_mutex);
-    if (d_begin_ && d_begin_ != d_begin) g_watched.erase(reinterpret_cast<uintptr_t>(d_begin_));
-    g_watched[reinterpret_cast<uintptr_t>(d_begin)] = Watched{bytes};
-  }
+  if (d_begin_ && d_begin_ != d_begin) unwatch_copies(d_begin_);
+  watch_copies(d_begin, bytes);
 #endif
   d_begin_ = d_begin;
   launches_at_start_ = kernel_launches();
@@ -84,9 +70,7 @@ void OutputWatch::end_call() const {
 #ifdef HISTO_SIM
   histo_sim::end_graded_call(d_begin_);
 #else
-  std::lock_guard<std::mutex> lock(g_watch_mutex);
-  const auto it = g_watched.find(reinterpret_cast<uintptr_t>(d_begin_));
-  if (it != g_watched.end()) it->second.in_call = false;
+  end_watched_call(d_begin_);
 #endif
 }
 
@@ -95,8 +79,7 @@ OutputWatch::~OutputWatch() {
 #ifdef HISTO_SIM
   histo_sim::unwatch_host_writes(d_begin_);
 #else
-  std::lock_guard<std::mutex> lock(g_watch_mutex);
-  g_watched.erase(reinterpret_cast<uintptr_t>(d_begin_));
+  unwatch_copies(d_begin_);
 #endif
 }
 
@@ -130,44 +113,5 @@ std::string OutputWatch::problem(size_t n) const {
         "by the lab's kernel, not by host code reading d_in or writing d_bins");
   return what;
 }
-
-#ifndef HISTO_SIM
-void note_runtime_copy(const void* dst, const void* src, size_t bytes, bool to_host) {
-  if (!bytes) return;
-  const uintptr_t a = reinterpret_cast<uintptr_t>(dst), from = reinterpret_cast<uintptr_t>(src);
-  std::lock_guard<std::mutex> lock(g_watch_mutex);
-  // Reading back a watched output is a grader's own (with two calls in flight, reading one
-  // call's bins is no copy of the other's input).
-  if (to_host)
-    for (const auto& [start, w] : g_watched)
-      if (from < start + w.bytes && start < from + bytes) to_host = false;
-  for (auto& [start, w] : g_watched) {
-    if (to_host && w.in_call) {
-      w.seen.copies_out += 1;
-      w.seen.bytes_out += bytes;
-    }
-    if (a < start + w.bytes && start < a + bytes) {
-      w.seen.copies_in += 1;
-      w.seen.bytes_in += std::min(a + bytes, start + w.bytes) - std::max(a, start);
-    }
-  }
-}
-
-void note_runtime_memset(const void* dst, size_t bytes, int value) {
-  if (!bytes || !(value & 0xFF)) return;  // zeroing cannot put a count into a bin
-  const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
-  std::lock_guard<std::mutex> lock(g_watch_mutex);
-  for (auto& [start, w] : g_watched) {
-    if (a < start + w.bytes && start < a + bytes) {
-      w.seen.memsets_in += 1;
-      w.seen.bytes_in += std::min(a + bytes, start + w.bytes) - std::max(a, start);
-    }
-  }
-}
-#else
-// The simulator's runtime sees its copies itself.
-void note_runtime_copy(const void*, const void*, size_t, bool) {}
-void note_runtime_memset(const void*, size_t, int) {}
-#endif
 
 }  // namespace histo

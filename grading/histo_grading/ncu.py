@@ -357,8 +357,9 @@ def grade_perf(g, sub, record, gpu):
         try:
             if not grader.exists():
                 raise NcuError(f"no GPU grader ({grader.name}) was built")
-            # Pass 1: ncu around the grader, both in the sandbox; the calls file and ncu's CSV are
-            # written in its scratch folder.
+            # Pass 1: ncu around the grader, both in the sandbox (a split grader starts its worker
+            # there, which ncu profiles); the calls file and ncu's CSV are written in its scratch
+            # folder. Pass 1 decides no verdict: the counts it yields are the kernels' own.
             calls, raw = scratch / "ncu_calls.txt", scratch / "ncu.csv"
             calls.touch()
             g.sandbox.prepare_folder(scratch, uid)
@@ -383,12 +384,16 @@ def grade_perf(g, sub, record, gpu):
                                + " / ".join(tail))
             counts = work / "ncu_counts.txt"
             write_counts(raw, calls, counts)
-            shutil.copyfile(counts, scratch / "ncu_counts.txt")
+            # A split grader reads the counts outside the sandbox, from a folder its worker cannot
+            # write; a whole one reads them in the sandbox, from its scratch folder.
+            if not (run / f"{grader.name}_worker").exists():
+                shutil.copyfile(counts, scratch / "ncu_counts.txt")
+                counts = scratch / "ncu_counts.txt"
         except NcuError as e:
             info["error"] = str(e)
             record["status"].append(f"[perf] not counted by Nsight Compute: {e}")
             return
-        gpu_tests = graded("gpu", {"HISTO_PERF_NCU": str(scratch / "ncu_counts.txt")})
+        gpu_tests = graded("gpu", {"HISTO_PERF_NCU": str(counts)})
         by_name = {t["name"]: t for t in gpu_tests}
         record["tests"] = [by_name.pop(t["name"], t) for t in record["tests"]] + list(by_name.values())
         gpu_lines = [l for t in gpu_tests for l in perf_lines(t.pop("printed"), t["name"])]

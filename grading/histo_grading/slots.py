@@ -130,8 +130,8 @@ def prepare_slot(g, index, jobs):
             shutil.rmtree(build, ignore_errors=True)
             # compile_commands.json: the commands whose preprocessor lists what a submission reads.
             # HISTO_SIM_HAZARDS_ALWAYS: no environment switches the simulator's hazard checks off.
-            # HISTO_SPLIT_GRADERS: the simulator's graders never load the submission; a worker
-            # beside each runs it (grading/worker, tests.run_split). A student repository has
+            # HISTO_SPLIT_GRADERS: the graders (the simulator's and the GPU's) never load the
+            # submission; a worker beside each runs it (grading/worker, tests.run_split). A student repository has
             # no grading/worker: its graders there stay whole.
             cmd = ["cmake", "-S", str(tree), "-B", str(build), "--preset", g.preset,
                    "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", "-DHISTO_SIM_HAZARDS_ALWAYS=ON",

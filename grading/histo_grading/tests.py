@@ -12,8 +12,8 @@ another test case is a failure that says so. A test counts as skipped only where
 code skips it here too (the skeleton's run at preparation: `environment_skips`), so a submission
 cannot shrink its maximum score by skipping.
 
-Where the build made a split grader (HISTO_SPLIT_GRADERS: the simulator's graders of the build
-slots), the sandbox runs only its worker (`<grader>_worker`), which links the submission and
+Where the build made a split grader (HISTO_SPLIT_GRADERS: the graders of the build slots, the
+simulator's and the GPU's), the sandbox runs only its worker (`<grader>_worker`), which links the submission and
 answers calls on fds 3 and 4; the grader itself, the tests and the report, runs outside it
 (`run_split`) and never loads the submission: nothing the submission does reaches the report.
 

@@ -5,12 +5,14 @@ A seam is a function the trusted objects call and do not define, that the worker
 the engine and the course's student-callable code (ENGINE: libraries and objects), or the lab
 (any `labNN::` function). For each one this writes a stub for the trusted side (its definition,
 sending the call) and an entry of the worker's table (receiving it), both from the demangled
-signature; the return type comes from the declaration the headers give. A seam that is not a
-plain function (a variable, a constructor, a member function) stops the build, naming it: such a
-call needs a stub by hand (trusted.cpp) or a change in the trusted code.
+signature; the return type comes from the declaration the headers give. A C function (the CUDA
+runtime's, whose symbol carries no signature) takes its parameter types from its declaration in
+the C header given (--c-header). A seam that is not a plain function (a variable, a
+constructor, a member function) stops the build, naming it: such a call needs a stub by hand
+(trusted.cpp) or a change in the trusted code.
 
 usage: seams.py --lab lab01 --header lab01.h --trusted OBJ... --engine LIB...
-                --stubs OUT.cpp --table OUT.cpp
+                [--c-header cuda_runtime_api.h] --stubs OUT.cpp --table OUT.cpp
 """
 import argparse
 import re
@@ -79,12 +81,34 @@ def parse(signature):
     return name, params
 
 
+def c_declarations(header):
+    """{name: [parameter types]} of the functions a C header declares (`... CUDARTAPI name(...)`),
+    comments and default arguments (`__dv(0)`) left out, parameter names dropped."""
+    if not header:
+        return {}
+    with open(header, errors="replace") as f:
+        text = f.read()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    found = {}
+    for m in re.finditer(r"\bCUDARTAPI\s+(\w+)\s*\(([^;{]*?)\)\s*;", text):
+        name, params = m.group(1), split_top(re.sub(r"__dv\([^)]*\)", "", m.group(2)))
+        types = []
+        for p in params:
+            p = " ".join(p.split())
+            named = re.fullmatch(r"(.*?[\s*&])\s*[A-Za-z_]\w*", p)
+            types.append(re.sub(r"\s*([*&])", r"\1", (named.group(1) if named else p).strip()))
+        found.setdefault(name, [] if types == ["void"] else types)
+    return found
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lab", required=True)
     ap.add_argument("--header", required=True)
     ap.add_argument("--trusted", nargs="+", required=True)
     ap.add_argument("--engine", nargs="+", required=True)
+    ap.add_argument("--c-header", default="")
     ap.add_argument("--stubs", required=True)
     ap.add_argument("--table", required=True)
     a = ap.parse_args()
@@ -94,6 +118,7 @@ def main():
     engine = symbols(a.engine, "--defined-only")
     wanted = sorted(s for s in undefined if s not in defined)
     names = demangle(wanted)
+    c_functions = c_declarations(a.c_header)
     lab_prefix = a.lab + "::"
     seams, refused = [], []
     for mangled in wanted:
@@ -102,6 +127,11 @@ def main():
         if kind is None and not text.startswith(lab_prefix):
             continue  # the system's libraries: the C and C++ libraries, Catch2
         parsed = parse(text) if kind is None or kind in "TtWw" else None
+        if parsed is None and kind in ("T", "W") and mangled in c_functions:
+            # A C function: its key and parameters as its header declares them.
+            params = c_functions[mangled]
+            parsed = (mangled, params)
+            text = f"{mangled}({', '.join(params)})"
         if parsed is None:
             refused.append(text)
         else:

@@ -111,14 +111,27 @@ const std::unordered_map<std::string, Handler>& hand_written() {
       {"cudaMalloc(void**, unsigned long)", serve<static_cast<MallocFn>(&cudaMalloc)>},
       {"cudaFree(void*)", serve<&cudaFree>},
       {"copy", copy},
-      {"cudaDeviceSynchronize()", device_synchronize},
-      {"cudaStreamSynchronize(CUstream_st*)", stream_synchronize},
 #ifdef HISTO_SIM
       {"LargeInputs begin", large_inputs_begin},
       {"LargeInputs end", large_inputs_end},
 #endif
   };
   return table;
+}
+
+// The handler of every call the trusted side makes: the generated ones, with the
+// synchronizations' own (found by function, whatever the engine's spelling of their keys) and
+// the hand-written calls.
+std::unordered_map<std::string, Handler> handlers() {
+  std::unordered_map<std::string, Handler> all = generated_handlers();
+  const auto device_sync = reinterpret_cast<void (*)()>(&cudaDeviceSynchronize);
+  const auto stream_sync = reinterpret_cast<void (*)()>(&cudaStreamSynchronize);
+  for (const auto& [key, function] : generated_functions()) {
+    if (function == device_sync) all[key] = device_synchronize;
+    if (function == stream_sync) all[key] = stream_synchronize;
+  }
+  for (const auto& [key, handler] : hand_written()) all[key] = handler;
+  return all;
 }
 
 }  // namespace
@@ -164,8 +177,7 @@ histo::Variant Codec<histo::Variant>::get(Reader& r) {
 
 int main() {
   using namespace histo_remote;
-  const auto& generated = generated_handlers();
-  const auto& hand = hand_written();
+  const auto all = handlers();
   std::vector<char> call;
   for (;;) {
     if (!read_message(kCalls, call)) return 0;  // the trusted side is done
@@ -174,11 +186,9 @@ int main() {
     w.put_value<uint8_t>(0);
     try {
       const std::string key = r.get_string();
-      Handler handler = nullptr;
-      if (const auto h = hand.find(key); h != hand.end()) handler = h->second;
-      else if (const auto g = generated.find(key); g != generated.end()) handler = g->second;
-      if (!handler) throw std::invalid_argument("no function " + key + " here");
-      handler(r, w);
+      const auto handler = all.find(key);
+      if (handler == all.end()) throw std::invalid_argument("no function " + key + " here");
+      handler->second(r, w);
       if (!r.done()) throw std::invalid_argument("a call longer than its arguments");
     } catch (const std::exception& e) {
       w = Writer();

@@ -55,9 +55,22 @@ class OutputWatch {
   unsigned long long launches_at_start_ = 0;
 };
 
-// GPU builds: the graders' wrappers of the CUDA runtime (runtime_watch.cpp) report each copy and
-// memset here before it runs. `dst` is where it writes (bytes long), `src` where it reads (null
-// for a __device__ variable), `to_host` whether it copies device memory to host memory.
+// GPU builds: what the host did to a watched range (copy_watch.cpp, in the process that runs the
+// kernels: a split grader's worker). The graders' wrappers of the CUDA runtime
+// (runtime_watch.cpp) report each copy and memset before it runs: `dst` is where it writes
+// (bytes long), `src` where it reads (null for a __device__ variable), `to_host` whether it
+// copies device memory to host memory. The simulator's runtime sees the same itself
+// (histo_sim_host_writes.h).
+struct CopyActivity {
+  unsigned copies_in = 0, memsets_in = 0;  // into the watched range
+  unsigned copies_out = 0;                 // device memory copied to the host during the call
+  unsigned reserved = 0;
+  unsigned long long bytes_in = 0, bytes_out = 0;
+};
+void watch_copies(const void* d_begin, size_t bytes);  // (re)starts watching: a call begins
+void end_watched_call(const void* d_begin);            // the grader reads the output back
+void unwatch_copies(const void* d_begin);
+CopyActivity copy_activity(const void* d_begin);
 void note_runtime_copy(const void* dst, const void* src, size_t bytes, bool to_host);
 void note_runtime_memset(const void* dst, size_t bytes, int value);
 
