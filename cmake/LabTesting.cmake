@@ -227,7 +227,9 @@ function(histo_add_split_grader grader lib lab engine private_objects shared)
         $<TARGET_OBJECTS:histo_runtime_watch>)
     set(engine_targets histo_common histo_runtime_watch)
     set(worker_libs histo_common ${lib} histo_runtime_watch)
-    set(c_api --c-header ${CUDAToolkit_INCLUDE_DIRS}/cuda_runtime_api.h)
+    find_file(HISTO_CUDA_RUNTIME_API cuda_runtime_api.h PATHS ${CUDAToolkit_INCLUDE_DIRS}
+              NO_DEFAULT_PATH REQUIRED)
+    set(c_api --c-header ${HISTO_CUDA_RUNTIME_API})
   endif()
   # The lab's registry is the trusted side's too (in the simulator, compiled without the
   # access trace).
