@@ -17,27 +17,26 @@ struct Activity {
   std::string first_access;
 };
 
-Activity activity_of(const void* d_begin) {
-#ifdef HISTO_SIM
-  const histo_sim::HostActivity a = histo_sim::host_activity(d_begin);
+// The copies and memsets the engine saw (histo_sim::HostActivity, or CopyActivity on a GPU).
+template <typename Seen> Activity copies_of(const Seen& a) {
   Activity seen;
   seen.copies_in = a.copies_in;
   seen.memsets_in = a.memsets_in;
   seen.bytes_in = a.bytes_in;
   seen.copies_out = a.copies_out;
   seen.bytes_out = a.bytes_out;
+  return seen;
+}
+
+Activity activity_of(const void* d_begin) {
+#ifdef HISTO_SIM
+  const histo_sim::HostActivity a = histo_sim::host_activity(d_begin);
+  Activity seen = copies_of(a);
   seen.host_accesses = a.host_accesses;
   seen.first_access = a.first_access;
   return seen;
 #else
-  const CopyActivity a = copy_activity(d_begin);
-  Activity seen;
-  seen.copies_in = a.copies_in;
-  seen.memsets_in = a.memsets_in;
-  seen.bytes_in = a.bytes_in;
-  seen.copies_out = a.copies_out;
-  seen.bytes_out = a.bytes_out;
-  return seen;
+  return copies_of(copy_activity(d_begin));
 #endif
 }
 
