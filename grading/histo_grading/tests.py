@@ -477,7 +477,9 @@ def racecheck(g, sub, record, gpu, scratch, uid):
         case = {"name": exe.name, "exe": exe.name, "args": ["[gpu]~[large]"], "timeout": 1800,
                 "env": {"HISTO_GRADER_MAX_N": "1048576"}}
         result = run_case(g, case, sub / "run", scratch, gpu, uid, timeout=env_int("GRADE_TIMEOUT", 600),
-                          wrap=(tool, "--tool", "racecheck", "--error-exitcode", "99"))
+                          wrap=(tool, "--tool", "racecheck", "--error-exitcode", "99",
+                                # a split grader's kernels run in the worker it starts
+                                "--target-processes", "all"))
         (sub / f"{exe.name}.racecheck.log").write_bytes(result.output)
         if result.returncode == 99:
             record["status"].append(f"races (see {exe.name}.racecheck.log)")
