@@ -212,8 +212,10 @@ def compile_commands_for(build, submission):
     for e in entries:
         f = Path(e["directory"], e["file"]).resolve()
         # Wrappers are written at build time: one the slot's build has not made yet is not this one.
+        # A wrapper names the submission in quotes (#include or #line); nvcc's figures of it
+        # (<name>_<hash>.nvcc.cpp) do not include it.
         wraps = (f.parent.name == "sim_sources" and f.is_file()
-                 and str(submission) in f.read_text(errors="replace"))
+                 and f'"{submission}"' in f.read_text(errors="replace"))
         if f == submission.resolve() or wraps:
             args = e.get("arguments") or shlex.split(e["command"])
             found.append((Path(e["directory"]), f, args))

@@ -114,11 +114,8 @@ def compile_sample(build, work, template, name, text):
     if wrapper is not None:
         (folder / "sim_sources").mkdir()
         compiled = folder / "sim_sources" / wrapper.name
-        # The generated wrapper as it is, the sample in the template's place (nvcc's figures of
-        # the template's kernels left out).
-        compiled.write_text("".join(
-            line.replace(f'"{template}"', f'"{sample}"') for line in wrapper.read_text().splitlines(True)
-            if ".nvcc.inc" not in line))
+        # The generated wrapper as it is, the sample in the template's place.
+        compiled.write_text(wrapper.read_text().replace(f'"{template}"', f'"{sample}"'))
         new_args = [str(compiled) if Path(directory, a).resolve() == wrapper.resolve() else a for a in new_args]
     else:
         compiled = sample

@@ -1,8 +1,9 @@
-// histo_sim_wrap nvcc-info: what nvcc knows about the kernels of one .cu file, as a table the
-// simulator compiles in beside them (histo_sim/nvcc_info.hpp).
+// histo_sim_wrap nvcc-info: what nvcc knows about the kernels of one .cu file, as a C++ source
+// of its own the simulator's build compiles and links with them (histo_sim/nvcc_info.hpp; its
+// table is found by its section, sim/src/resources.cpp).
 //
 //   histo_sim_wrap nvcc-info --nvcc NVCC [--cuobjdump CUOBJDUMP] --source FILE.cu
-//                            --output FILE.inc --work DIR [--depfile FILE.d] [-- NVCC_ARGS...]
+//                            --output FILE.cpp --work DIR [--depfile FILE.d] [-- NVCC_ARGS...]
 //
 // nvcc compiles the source for sm_90 (the H200's architecture) as a GPU build does, its
 // ptxas reporting each kernel's registers and static shared memory (-Xptxas -v). A source nvcc
@@ -307,7 +308,7 @@ int nvcc_info_main(int argc, char** argv) {
   }
   if (nvcc.empty() || source.empty() || output.empty() || work.empty()) {
     std::fprintf(stderr, "usage: histo_sim_wrap nvcc-info --nvcc NVCC [--cuobjdump CUOBJDUMP] "
-                         "--source FILE.cu --output FILE.inc --work DIR [-- NVCC_ARGS...]\n");
+                         "--source FILE.cu --output FILE.cpp --work DIR [-- NVCC_ARGS...]\n");
     return 2;
   }
   mkdir(work.c_str(), 0777);

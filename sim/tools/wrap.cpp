@@ -2,7 +2,7 @@
 // (sim/CMakeLists.txt, histo_sim_sources, runs it at build time).
 //
 //   histo_sim_wrap --source FILE.cu --output WRAPPER.cpp [--depfile FILE.d] [--copies DIR]
-//                  [--include-dir DIR]... [--nvcc-info FILE.inc]
+//                  [--include-dir DIR]...
 //
 // The wrapper first includes <cuda_runtime.h>, as nvcc does for every .cu file, defines
 // __CUDA_ARCH__ as sm_90's (900: one pass for host and device code, sim/README.md), then the
@@ -24,8 +24,8 @@
 // rewritten, into the --copies folder, and the files that include it include the copy. The
 // depfile names every file read, so editing a header rewrites the wrapper.
 //
-// --nvcc-info names a file (written by `histo_sim_wrap nvcc-info`, below) that the wrapper
-// includes after the source: what nvcc's sm_90 build of the same source says about its kernels.
+// `histo_sim_wrap nvcc-info` (nvcc_info.cpp) writes what nvcc's sm_90 build of a source says
+// about its kernels, a source compiled on its own.
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -460,7 +460,7 @@ class Rewriter {
 
 // ---- Files ----------------------------------------------------------------------------------------
 struct Options {
-  std::string source, output, depfile, copies, nvcc_info;
+  std::string source, output, depfile, copies;
   std::vector<std::string> include_dirs;
 };
 
@@ -531,7 +531,6 @@ class Wrapper {
       out += main.text + (main.text.empty() || main.text.back() == '\n' ? "" : "\n");
     else
       out += "#include " + quoted(o_.source) + "\n";
-    if (!o_.nvcc_info.empty()) out += "#include " + quoted(o_.nvcc_info) + "\n";
     return out;
   }
 
@@ -587,7 +586,7 @@ std::string depfile_escape(const std::string& path) {
 int usage() {
   std::fprintf(stderr,
                "usage: histo_sim_wrap --source FILE.cu --output WRAPPER.cpp [--depfile FILE.d] "
-               "[--copies DIR] [--include-dir DIR]... [--nvcc-info FILE.inc]\n"
+               "[--copies DIR] [--include-dir DIR]...\n"
                "       histo_sim_wrap nvcc-info ... (see nvcc_info.cpp)\n");
   return 2;
 }
@@ -611,7 +610,6 @@ int main(int argc, char** argv) {
     else if (a == "--depfile") o.depfile = value();
     else if (a == "--copies") o.copies = value();
     else if (a == "--include-dir") o.include_dirs.push_back(normalize(value()));
-    else if (a == "--nvcc-info") o.nvcc_info = normalize(value());
     else return usage();
   }
   if (o.source.empty() || o.output.empty()) return usage();
