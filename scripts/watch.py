@@ -15,10 +15,10 @@ whenever it is not there: first use, or deleted since; a long build shows its pr
      a 32-bit counter wraps): up to 45 s each.
 Each step runs its test cases side by side, one per core, so the first to fail is on screen
 without waiting for slower ones; the slowest of the last round start first, so that the cores
-finish together (each case's time is kept in the build folder, watch-durations.json). It prints the first failure's message (where its check failed,
-the case, the likely cause), one line for each other test of the step that fails, and the next
-TODO of your source, or what passed. A source that does not compile shows the
-compiler's first error. A round where every step passed is recorded in the build folder, so
+finish together (each case's time is kept in the build folder, watch-durations.json). It
+prints the first failure's message (where its check failed, the case, the likely cause), one
+line for each other test of the step that fails, and the next TODO of your source, or what
+passed. A source that does not compile shows the compiler's first error. A round where every step passed is recorded in the build folder, so
 that scripts/status.sh shows its results, said so, while the lab stays as it is. --once runs
 one round on the source as it is, and exits 1 where something failed (0 when every step
 passed).
@@ -42,7 +42,6 @@ STEPS = [("quick checks", "[cpu]"),
          ("long kernel tests and cost tests", "[long]~[large],[perf]~[large]"),
          ("inputs of gigabytes", "[large]")]
 POLL_SECONDS = 0.1
-DURATIONS = "watch-durations.json"  # in the build folder (run_step)
 
 
 def source_of(lab, folders):
@@ -78,7 +77,7 @@ def first_failure(output):
 
 def durations_file(build):
     """Each grader's test cases' durations in seconds, from their latest run in this build folder."""
-    return os.path.join(build, DURATIONS)
+    return os.path.join(build, "watch-durations.json")
 
 
 def read_durations(build):
