@@ -118,20 +118,23 @@ void check_large_input(const Variant& variant) {
   const size_t n = (size_t(1) << 31) + 4099, offset = 5;
   const DeviceMemory device = require_device_memory(n + DeviceInput::kSlack + offset);
   DeviceBuffer<uint8_t> buffer(offset + n + DeviceInput::kSlack);
-  CUDA_CHECK(cudaMemset(buffer.get(), DeviceInput::kSlackByte, buffer.bytes()));
-  uint8_t* d_in = buffer.get() + offset;
   // Three runs of three values with boundaries that are not multiples of anything useful.
+  const uint8_t values[3] = {17, 200, 3};
+  const uint8_t slack = slack_byte_for(values, 3);
+  CUDA_CHECK(cudaMemset(buffer.get(), slack, buffer.bytes()));
+  uint8_t* d_in = buffer.get() + offset;
   const size_t a = (size_t(1) << 30) + 7, b = (size_t(1) << 31) - 3;
-  CUDA_CHECK(cudaMemset(d_in, 17, a));
-  CUDA_CHECK(cudaMemset(d_in + a, 200, b - a));
-  CUDA_CHECK(cudaMemset(d_in + b, 3, n - b));
+  CUDA_CHECK(cudaMemset(d_in, values[0], a));
+  CUDA_CHECK(cudaMemset(d_in + a, values[1], b - a));
+  CUDA_CHECK(cudaMemset(d_in + b, values[2], n - b));
   std::vector<uint64_t> expected(kNumBins, 0);
-  expected[17] = a;
-  expected[200] = b - a;
-  expected[3] = n - b;
+  expected[values[0]] = a;
+  expected[values[1]] = b - a;
+  expected[values[2]] = n - b;
 
   GuardedBins<uint32_t> bins(kNumBins);
   CaseInfo info = case_of(variant, "three memset runs (17, 200, 3)", 0, n, offset);
+  info.slack_byte = slack;
   const LaunchShape shape = variant.launch(d_in, n, bins.get(), 0);
   info.shape = shape.describe();
   info.grid = shape.grid;
@@ -162,6 +165,7 @@ void check_max_input(const Variant& variant) {
 
   GuardedBins<uint32_t> bins(kNumBins);
   CaseInfo info = case_of(variant, input.describe(), 0, n, offset);
+  info.slack_byte = input.slack_byte();
   const LaunchShape shape = variant.launch(input.get(), n, bins.get(), 0);
   info.shape = shape.describe();
   info.grid = shape.grid;

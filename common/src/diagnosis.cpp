@@ -194,13 +194,25 @@ std::string nothing_counted(const CaseInfo& info, uint64_t total) {
          "each thread reach its loop? check the index math and the loop bounds)";
 }
 
+// The bin the slack bytes around the input count in (CaseInfo::slack_byte), or none.
+bool slack_bin_of(const CaseInfo& info, const std::vector<uint64_t>& expected,
+                  const std::vector<uint64_t>& actual, size_t* bin) {
+  if (info.slack_byte < 0) return false;
+  *bin = size_t(info.slack_byte);
+  return *bin < actual.size() && *bin < expected.size();
+}
+
 std::string too_many(const CaseInfo& info, const std::vector<uint64_t>& expected,
                      const std::vector<uint64_t>& actual) {
-  const size_t slack_bin = DeviceInput::kSlackByte;
+  size_t slack_bin = 0;
+  const bool has_slack_bin = slack_bin_of(info, expected, actual, &slack_bin);
+  const auto is_slack = [&](size_t b) { return has_slack_bin && b == slack_bin; };
   size_t from_nothing = 0, gained = 0;  // bins of absent values that gained; bins that gained
+  uint64_t other_gains = 0;             // what the bins other than the slack's gained
   for (size_t b = 0; b < actual.size() && b < expected.size(); ++b) {
     gained += actual[b] > expected[b];
-    from_nothing += b != slack_bin && expected[b] == 0 && actual[b] > 0;
+    from_nothing += !is_slack(b) && expected[b] == 0 && actual[b] > 0;
+    if (!is_slack(b) && actual[b] > expected[b]) other_gains += actual[b] - expected[b];
   }
   if (keeps_shared_counters(info) && (from_nothing >= 2 || gained == actual.size()))
     return "more counts than elements, and " +
@@ -210,18 +222,23 @@ std::string too_many(const CaseInfo& info, const std::vector<uint64_t>& expected
            " gained counts: counters that started from garbage, not from zero: " +
            zeroing_cause(info);
   const unsigned width = load_width(info);
+  const uint64_t slack_gain = has_slack_bin && actual[slack_bin] > expected[slack_bin]
+                                  ? actual[slack_bin] - expected[slack_bin]
+                                  : 0;
+  // The slack byte is a value the input lacks, unless it holds all 256 (slack_byte_for): then
+  // a gain in its bin is no sign of reads outside the input more than a gain in any bin.
+  const bool slack_in_input = has_slack_bin && expected[slack_bin] > 0;
+  const std::string outside =
+      "bytes before d_in or at or after d_in + n were read " +
+      (width ? "(head/tail handling of " + load_name(width) + "?)"
+             : std::string("(a loop bound past n, or an index before the start?)"));
+  const std::string slack_named =
+      "bin " + std::to_string(slack_bin) + " (the byte stored just outside the input";
   // Only where that bin gained at least as much as all the others together: a kernel that
   // counts some elements twice and others never gains there too, as in any bin.
-  uint64_t other_gains = 0;
-  for (size_t b = 0; b < actual.size() && b < expected.size(); ++b)
-    if (b != slack_bin && actual[b] > expected[b]) other_gains += actual[b] - expected[b];
-  if (slack_bin < actual.size() && actual[slack_bin] > expected[slack_bin] &&
-      actual[slack_bin] - expected[slack_bin] >= other_gains)
-    return "more counts than elements, and bin " + std::to_string(slack_bin) +
-           " (the byte stored just outside the input) gained some: bytes before d_in or at or "
-           "after d_in + n were read " +
-           (width ? "(head/tail handling of " + load_name(width) + "?)"
-                  : std::string("(a loop bound past n, or an index before the start?)")) +
+  if (slack_gain && !slack_in_input && slack_gain >= other_gains)
+    return "more counts than elements, and " + slack_named +
+           ", a value the input does not hold) gained some: " + outside +
            (has(info, kWarpAggregation)
                 ? " Or lanes without an element were in the __match_any_sync mask: a lane past n "
                   "must not take part, or its leader adds a count for it"
@@ -236,7 +253,14 @@ std::string too_many(const CaseInfo& info, const std::vector<uint64_t>& expected
   if (has(info, kRunAggregation))
     causes.push_back("is a run added as longer than it is (run_length)");
   if (has(info, kPeriodicMerge)) causes.push_back("is a row merged without being cleared");
-  return "more counts than elements: some elements were counted twice (" + join_or(causes) + "?)";
+  const std::string twice =
+      "more counts than elements: some elements were counted twice (" + join_or(causes) + "?)";
+  if (!slack_gain) return twice;
+  if (slack_in_input)
+    return twice + ", or " + outside + ": " + slack_named +
+           ") gained, but the input holds that value too: its gain may come from either";
+  return twice + ". And " + slack_named + ", a value the input does not hold) gained " +
+         std::to_string(slack_gain) + ": " + outside;
 }
 
 std::string too_few(const CaseInfo& info, uint64_t total, uint64_t sum) {

@@ -141,9 +141,25 @@ std::string GuardedBins<T>::guard_problem() const {
 template class GuardedBins<uint32_t>;
 template class GuardedBins<unsigned long long>;
 
+uint8_t slack_byte_for(const void* data, size_t bytes) {
+  bool seen[256] = {};
+  size_t distinct = 0;
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < bytes && distinct < 256; ++i) {
+    distinct += !seen[p[i]];
+    seen[p[i]] = true;
+  }
+  for (unsigned k = 0; k < 256; ++k) {
+    const uint8_t value = uint8_t(DeviceInput::kSlackByte + k);
+    if (!seen[value]) return value;
+  }
+  return DeviceInput::kSlackByte;
+}
+
 DeviceInput::DeviceInput(const void* h_data, size_t bytes, size_t offset)
-    : buffer_(offset + bytes + kSlack), offset_(offset) {
-  CUDA_CHECK(cudaMemset(buffer_.get(), kSlackByte, buffer_.bytes()));
+    : buffer_(offset + bytes + kSlack), offset_(offset),
+      slack_byte_(slack_byte_for(h_data, bytes)) {
+  CUDA_CHECK(cudaMemset(buffer_.get(), slack_byte_, buffer_.bytes()));
   if (bytes) CUDA_CHECK(cudaMemcpy(buffer_.get() + offset, h_data, bytes, cudaMemcpyHostToDevice));
 }
 
@@ -175,12 +191,13 @@ void StreamedInput::synchronize() const { CUDA_CHECK(cudaStreamSynchronize(strea
 RunsInput::RunsInput(size_t n, size_t element_bytes, const uint8_t (&values)[3], size_t offset)
     : buffer_(offset + n * element_bytes + DeviceInput::kSlack), offset_(offset) {
   for (int k = 0; k < 3; ++k) values_[k] = values[k];
+  slack_byte_ = slack_byte_for(values, 3);
   // Boundaries that are multiples of nothing useful: a third of n plus 7, then n - 4099.
   run_[0] = n / 3 + 7 < n ? n / 3 + 7 : n;
   const size_t second_end = n > 4099 && n - 4099 > run_[0] ? n - 4099 : run_[0];
   run_[1] = second_end - run_[0];
   run_[2] = n - second_end;
-  CUDA_CHECK(cudaMemset(buffer_.get(), DeviceInput::kSlackByte, buffer_.bytes()));
+  CUDA_CHECK(cudaMemset(buffer_.get(), slack_byte_, buffer_.bytes()));
   uint8_t* d = buffer_.get() + offset;
   size_t first = 0;
   for (int k = 0; k < 3; ++k) {
@@ -210,6 +227,7 @@ std::string grade_byte_case(const Variant& variant, const uint8_t* h_in, size_t 
   DeviceInput input(h_in, n, offset);
   GuardedBins<uint32_t> bins(kNumBins);
   CaseInfo info = case_of(variant, dataset, seed, n, offset);
+  info.slack_byte = input.slack_byte();
   const LaunchShape shape = variant.launch(input.get(), n, bins.get(), 0);
   if (shape_out) *shape_out = shape;
   info.shape = shape.describe();

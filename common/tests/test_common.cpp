@@ -194,6 +194,24 @@ TEST_CASE("compare_bins names a hazard the simulator saw first, even when the bi
   CHECK(wrong.find("likely cause: a race on s_bins[7]") < wrong.find("the bins alone suggest"));
 }
 
+TEST_CASE("the slack byte is a value the input does not hold, where there is one", "[cpu]") {
+  const uint8_t first = DeviceInput::kSlackByte;
+  CHECK(slack_byte_for(nullptr, 0) == first);
+  std::vector<uint8_t> data = {1, 2, 3};
+  CHECK(slack_byte_for(data.data(), data.size()) == first);
+  data.push_back(first);  // the next value up, then past 255 to 0
+  CHECK(slack_byte_for(data.data(), data.size()) == first + 1);
+  data.clear();
+  for (unsigned v = first; v < 256; ++v) data.push_back(uint8_t(v));
+  CHECK(slack_byte_for(data.data(), data.size()) == 0);
+  // Every value present: no byte is absent, the first choice stays.
+  for (unsigned v = 0; v < first; ++v) data.push_back(uint8_t(v));
+  CHECK(slack_byte_for(data.data(), data.size()) == first);
+  // The same input always gets the same slack.
+  const auto text = make_dataset(Dataset::text, 4099, 5);
+  CHECK(slack_byte_for(text.data(), text.size()) == slack_byte_for(text.data(), text.size()));
+}
+
 TEST_CASE("split_problem names a split that does not add up, without overflow", "[cpu]") {
   CHECK(split_problem(3, 2, 5, 40, 16).empty());
   CHECK(split_problem(0, 0, 0, 0, 16).empty());

@@ -37,6 +37,24 @@ TEST_CASE("guard words catch writes just outside the bins", "[gpu]") {
   CHECK(before.guard_problem().find("1 of the 64 words before") != std::string::npos);
 }
 
+TEST_CASE("the input's slack holds the slack byte chosen for that input", "[gpu]") {
+  require_gpu();
+  // Text with 'Z' (DeviceInput::kSlackByte, 0x5A) in it: the slack is another value.
+  const std::string text = "ZZZ zebra, and a Zoo at the end of the line";
+  const size_t offset = 5;
+  DeviceInput input(text.data(), text.size(), offset);
+  CHECK(input.slack_byte() == slack_byte_for(text.data(), text.size()));
+  CHECK(text.find(char(input.slack_byte())) == std::string::npos);
+  // Read back around the input: the slack before it, then the input, then the slack after.
+  std::vector<uint8_t> around(offset + text.size() + DeviceInput::kSlack);
+  CUDA_CHECK(cudaMemcpy(around.data(), input.get() - offset, around.size(), cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < around.size(); ++i) {
+    INFO("byte " << i << " of the allocation");
+    const bool inside = i >= offset && i < offset + text.size();
+    CHECK(around[i] == (inside ? uint8_t(text[i - offset]) : input.slack_byte()));
+  }
+}
+
 TEST_CASE("the bins tell a kernel's counts from counts the host copied in", "[gpu]") {
   // The hazard: a launcher that counts on the host and copies the bins in passes every
   // comparison. The bins watch who writes them from the moment they are poisoned.

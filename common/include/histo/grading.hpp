@@ -26,6 +26,10 @@ struct CaseInfo {
   long long grid = -1;        // blocks launched (or emulated); -1 when not known
   bool cpu_emulation = false; // the graded histogram came from a sequential CPU replay
   unsigned parts = 0;         // what the kernel is built from (Variant::parts); 0: not declared
+  // The byte the slack around the input held on the device (DeviceInput::slack_byte()), where
+  // the bins count byte values, so a slack byte that is read counts in bin slack_byte; -1 when
+  // not known (no slack, a CPU replay, bins that are not byte values).
+  int slack_byte = -1;
   // What the simulator saw go wrong in this launch, one sentence (e.g. a race on a shared word,
   // with both threads and lines); empty when nothing. When set it is named first as the likely
   // cause, before what the bins suggest, and the case fails even if the bins are right.
@@ -94,19 +98,27 @@ class GuardedBins {
   OutputWatch watch_;  // declared after buffer_: stops watching before the buffer is freed
 };
 
+// The byte to fill the slack around an input with: the first value from
+// DeviceInput::kSlackByte on (past 255, from 0) that the input's bytes do not contain, so a
+// count of it can only come from outside the input; kSlackByte when all 256 values occur.
+uint8_t slack_byte_for(const void* data, size_t bytes);
+
 // Input staged on the device `offset` bytes past an aligned allocation. The slack before and
-// after the n bytes is filled with kSlackByte: a kernel that reads past either end and counts
-// what it finds breaks the bin sums and fails.
+// after the n bytes is filled with slack_byte() (slack_byte_for the input): a kernel that reads
+// past either end and counts what it finds breaks the bin sums and fails, and the diagnosis
+// (CaseInfo::slack_byte) sees the reads in that bin.
 class DeviceInput {
  public:
-  static constexpr unsigned char kSlackByte = 0x5A;
+  static constexpr unsigned char kSlackByte = 0x5A;  // the slack's first choice
   static constexpr size_t kSlack = 64;
   DeviceInput(const void* h_data, size_t bytes, size_t offset);
   const uint8_t* get() const { return buffer_.get() + offset_; }
+  uint8_t slack_byte() const { return slack_byte_; }
 
  private:
   DeviceBuffer<uint8_t> buffer_;
   size_t offset_;
+  uint8_t slack_byte_;
 };
 
 // Input staged the way an application stages it: on a non-blocking stream
@@ -137,13 +149,15 @@ class StreamedInput {
 // A large input built on the device with cudaMemset, so the expected bins are known without a
 // CPU pass: n elements of `element_bytes` bytes, `offset` bytes past an aligned allocation,
 // in three runs of the byte values values[0..2] (every byte of an element set to the run's
-// value), the run boundaries at odd places. Slack bytes (DeviceInput::kSlackByte) around it.
+// value), the run boundaries at odd places. Slack bytes (slack_byte_for the three values) around
+// it.
 class RunsInput {
  public:
   RunsInput(size_t n, size_t element_bytes, const uint8_t (&values)[3], size_t offset);
   const uint8_t* get() const { return buffer_.get() + offset_; }
   size_t run_length(int k) const { return run_[k]; }  // elements in run k (0..2)
   uint8_t value(int k) const { return values_[k]; }
+  uint8_t slack_byte() const { return slack_byte_; }
   std::string describe() const;  // "three memset runs (17, 200, 3)"
 
  private:
@@ -151,6 +165,7 @@ class RunsInput {
   size_t offset_;
   size_t run_[3];
   uint8_t values_[3];
+  uint8_t slack_byte_;
 };
 
 // Checks a head / units / tail split of n bytes into `width`-byte units (lab04, lab06) before
