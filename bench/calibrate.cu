@@ -16,6 +16,20 @@
 //   atomic_spread_per_s       updates/s when every lane adds to a line of its own
 //   atomic_region_1k_per_s    updates/s when each request's 32 lanes add to 32 different
 //                             sectors of one 1 KiB region (256 words), as every warp does
+//   atomic_one_sector_per_s   updates/s when every lane of a warp adds to one word, warp w to
+//                             word w % 8 of one 32-byte sector: whether words that share a
+//                             sector are updated one after another, as lanes on one word are
+//   atomic_exch_one_address_per_s  updates/s of atomicExch (an ATOM: PTX has no RED form of an
+//                             exchange) when every lane of every warp writes one word
+//   store_sectors_per_sm_per_s  32-byte sectors per SM per second that coalesced 4-byte stores
+//                             (a warp's 32 words: 4 sectors of one line) write into the L2
+//   store_lines_per_sm_per_s  128-byte lines per SM per second that uncoalesced 4-byte stores
+//                             write into the L2, every lane in a line of its own (as a warp
+//                             writing a column of a row-major matrix does)
+//   dram_write_gbps           16-byte stores over 1 GiB: the write bandwidth
+//   dram_copy_gbps            a 512 MiB copy with 16-byte loads and stores: bytes read plus
+//                             bytes written per second, which says whether reads and writes
+//                             share DRAM's bandwidth
 //   load_request_ns           coalesced 1-byte loads in a grid-stride loop, 64 warps per SM:
 //                             the time one warp-wide load costs a warp (time x resident warps /
 //                             requests), the latency that a loop with little in flight pays
@@ -67,7 +81,7 @@ __global__ void chase_kernel(const uint32_t* __restrict__ next, uint32_t steps, 
   *d_sink = at;
 }
 
-enum Pattern : int { kOneAddress = 0, kOneLine = 1, kSpread = 2, kRegion1k = 3 };
+enum Pattern : int { kOneAddress = 0, kOneLine = 1, kSpread = 2, kRegion1k = 3, kOneSector = 4 };
 
 // Every thread adds `iters` times; the result is unused, so each add is a RED instruction.
 __global__ void atomic_kernel(uint32_t* d_words, int iters, int pattern, uint32_t spread_words) {
@@ -76,6 +90,7 @@ __global__ void atomic_kernel(uint32_t* d_words, int iters, int pattern, uint32_
   uint32_t* target = d_words;
   if (pattern == kOneLine) target = d_words + lane;
   if (pattern == kSpread) target = d_words + (thread * 32) % spread_words;
+  if (pattern == kOneSector) target = d_words + (thread / 32) % 8;
   if (pattern == kRegion1k) {
     // Lane l adds to sector l of the region (words 8l .. 8l + 7), a word that moves each time.
     const unsigned warp = unsigned(thread / 32);
@@ -83,6 +98,34 @@ __global__ void atomic_kernel(uint32_t* d_words, int iters, int pattern, uint32_
     return;
   }
   for (int k = 0; k < iters; ++k) atomicAdd(target, 1u);
+}
+
+// Every thread exchanges one word `iters` times (ATOM.EXCH: no RED form exists).
+__global__ void exch_kernel(uint32_t* d_word, int iters) {
+  for (int k = 0; k < iters; ++k) atomicExch(d_word, uint32_t(k));
+}
+
+// 4-byte stores, `rounds` passes over a buffer that stays in L2, `spacing` words apart: 1, a
+// warp's 32 lanes write 4 sectors of one line (coalesced); 32, each lane a line of its own (32
+// sectors in 32 lines), as a warp writing a column of a row-major matrix does.
+__global__ void store_kernel(uint32_t* d_out, size_t words, unsigned spacing, int rounds) {
+  const size_t slots = words / spacing;
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (int r = 0; r < rounds; ++r)
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < slots; i += stride) {
+      const size_t slot = (i + size_t(r) * 32) % slots;  // the next warp's lines each round
+      d_out[slot % 32 * spacing + slot / 32 * 32 * spacing] = uint32_t(i + r);
+    }
+}
+
+// 16-byte stores over a buffer (write bandwidth), and a 16-byte copy (reads and writes at once).
+__global__ void vector_write_kernel(uint4* d_out, size_t n16) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n16; i += size_t(gridDim.x) * blockDim.x)
+    d_out[i] = make_uint4(uint32_t(i), 1, 2, 3);
+}
+__global__ void vector_copy_kernel(uint4* d_out, const uint4* __restrict__ d_in, size_t n16) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n16; i += size_t(gridDim.x) * blockDim.x)
+    d_out[i] = d_in[i];
 }
 
 // Uncoalesced byte loads: lane l of a warp reads byte 32 l of the warp's 1 KiB, so each request
@@ -301,9 +344,9 @@ int main() {
       const unsigned blocks = unsigned(sms) * 8, threads = 256;
       const double lane_ops_per_iter = double(blocks) * threads;
       const char* names[] = {"atomic_one_address_per_s", "atomic_one_line_per_s",
-                             "atomic_spread_per_s", "atomic_region_1k_per_s"};
-      const int iters[] = {4, 16, 256, 16};
-      for (int p = 0; p < 4; ++p) {
+                             "atomic_spread_per_s", "atomic_region_1k_per_s", "atomic_one_sector_per_s"};
+      const int iters[] = {4, 16, 256, 16, 4};
+      for (int p = 0; p < 5; ++p) {
         const double ms = median_ms([&](cudaStream_t s) {
           histo::launch(atomic_kernel, blocks, threads, 0, s, words.get(), iters[p], p,
                         spread_words);
@@ -313,6 +356,41 @@ int main() {
         const double ops = lane_ops_per_iter * iters[p] / (p == kOneAddress ? 32.0 : 1.0);
         std::printf("  \"%s\": %.4g,\n", names[p], ops / (ms * 1e-3));
       }
+      const int exch_iters = 4;
+      const double ms = median_ms([&](cudaStream_t s) {
+        histo::launch(exch_kernel, blocks, threads, 0, s, words.get(), exch_iters);
+      }, 11);
+      std::printf("  \"atomic_exch_one_address_per_s\": %.4g,\n", lane_ops_per_iter * exch_iters / (ms * 1e-3));
+    }
+    {
+      const size_t bytes = size_t(8) << 20;  // 8 MiB: stays in the L2
+      histo::DeviceBuffer<uint32_t> data(bytes / 4);
+      const unsigned blocks = unsigned(sms) * 8, threads = 256;
+      const int rounds = 64;
+      for (const unsigned spacing : {1u, 32u}) {
+        const double ms = median_ms([&](cudaStream_t s) {
+          histo::launch(store_kernel, blocks, threads, 0, s, data.get(), bytes / 4, spacing, rounds);
+        }, 11);
+        const double stores = double(bytes / 4 / spacing) * rounds;  // one sector per lane, or 8 lanes
+        if (spacing == 1)
+          std::printf("  \"store_sectors_per_sm_per_s\": %.4g,\n", stores / 8 / sms / (ms * 1e-3));
+        else
+          std::printf("  \"store_lines_per_sm_per_s\": %.4g,\n", stores / sms / (ms * 1e-3));
+      }
+    }
+    {
+      histo::DeviceBuffer<uint8_t> data(big);
+      const unsigned blocks = unsigned(sms) * 8, threads = 256;
+      uint4* d_out = reinterpret_cast<uint4*>(data.get());
+      const double write_ms = median_ms([&](cudaStream_t s) {
+        histo::launch(vector_write_kernel, blocks, threads, 0, s, d_out, big / 16);
+      }, 21);
+      const size_t half = big / 2;
+      const double copy_ms = median_ms([&](cudaStream_t s) {
+        histo::launch(vector_copy_kernel, blocks, threads, 0, s, d_out, d_out + half / 16, half / 16);
+      }, 21);
+      std::printf("  \"dram_write_gbps\": %.1f,\n  \"dram_copy_gbps\": %.1f,\n", big / (write_ms * 1e6),
+                  2.0 * half / (copy_ms * 1e6));
     }
     {
       const int steps = 1 << 16;

@@ -182,7 +182,11 @@ LineMeasure line_measure(const std::string& resource, const histo_sim::GpuShape&
                      " shared wavefronts (" + n(m.shared_load_conflicts() + m.shared_store_conflicts() +
                                                 m.shared_atomic_conflicts()) + " of them conflicts)";
             }};
-  // Both atomic bounds count sector passes (one word's, or all of them).
+  // Both store bounds: a source line's store sectors (lines are not counted per site).
+  if (resource == "store sectors" || resource == "store lines")
+    return {"global store sectors", [](const MemoryCounts& m) { return double(m.global_store_sectors); },
+            [n](const MemoryCounts& m) { return n(m.global_store_sectors) + " store sectors"; }};
+  // Both atomic bounds count sector passes (the busiest sector's, or all of them).
   return {"global atomic sector passes", [](const MemoryCounts& m) { return double(m.global_atomic_sectors); },
           [n](const MemoryCounts& m) { return n(m.global_atomic_sectors) + " atomic sector passes"; }};
 }

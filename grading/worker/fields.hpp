@@ -52,7 +52,7 @@ template <> struct Codec<histo::Variant> {
 };
 
 #ifdef HISTO_SIM
-HISTO_REMOTE_SIZE(histo_sim::GpuShape, 208);
+HISTO_REMOTE_SIZE(histo_sim::GpuShape, 224);
 template <> struct Codec<histo_sim::GpuShape>
     : Fields<histo_sim::GpuShape,
              &GpuShape::key, &GpuShape::name, &GpuShape::cc_major, &GpuShape::cc_minor,
@@ -61,12 +61,13 @@ template <> struct Codec<histo_sim::GpuShape>
              &GpuShape::max_blocks_per_sm, &GpuShape::l2_bytes, &GpuShape::clock_mhz,
              &GpuShape::launch_us, &GpuShape::dram_read_gbps, &GpuShape::load_request_ns,
              &GpuShape::shared_load_latency_ns, &GpuShape::load_sectors_per_sm_per_s,
-             &GpuShape::atomic_one_address_per_s, &GpuShape::atomic_region_1k_per_s,
+             &GpuShape::atomic_one_sector_per_s, &GpuShape::atomic_region_1k_per_s,
              &GpuShape::atomic_spread_per_s, &GpuShape::shared_wavefronts_per_sm_per_s,
              &GpuShape::shared_atomic_wavefronts_per_sm_per_s, &GpuShape::source,
              &GpuShape::registers_per_sm, &GpuShape::issue_per_sm_per_cycle,
              &GpuShape::l2_read_gbps, &GpuShape::l2_load_request_ns,
-             &GpuShape::l2_resident_bytes> {};
+             &GpuShape::l2_resident_bytes, &GpuShape::store_sectors_per_sm_per_s,
+             &GpuShape::store_lines_per_sm_per_s> {};
 HISTO_REMOTE_SIZE(histo_sim::Bound, 16);
 template <> struct Codec<histo_sim::Bound>
     : Fields<histo_sim::Bound,
@@ -98,7 +99,7 @@ template <> struct Codec<const void*> {
     return reinterpret_cast<const void*>(r.get_value<uintptr_t>());
   }
 };
-HISTO_REMOTE_SIZE(histo_sim::LaunchCounters, 304);
+HISTO_REMOTE_SIZE(histo_sim::LaunchCounters, 312);
 template <> struct Codec<histo_sim::LaunchCounters>
     : Fields<histo_sim::LaunchCounters,
              &LaunchCounters::global_load_requests, &LaunchCounters::global_load_sectors,
@@ -111,7 +112,8 @@ template <> struct Codec<histo_sim::LaunchCounters>
              &LaunchCounters::shared_atomic_wavefronts, &LaunchCounters::shared_atomic_ideal,
              &LaunchCounters::dram_read_bytes, &LaunchCounters::kernel, &LaunchCounters::grid,
              &LaunchCounters::block, &LaunchCounters::global_atomic_addresses,
-             &LaunchCounters::busiest_address_sectors, &LaunchCounters::atomic_footprint_bytes,
+             &LaunchCounters::busiest_sector_passes, &LaunchCounters::global_store_lines,
+             &LaunchCounters::atomic_footprint_bytes,
              &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds,
              &LaunchCounters::warps, &LaunchCounters::blocks_run,
              &LaunchCounters::shared_wavefronts_per_sm,

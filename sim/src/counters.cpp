@@ -15,6 +15,9 @@
 //   calls a site an add of 1 when its operand is the constant 1 where it is compiled (as nvcc
 //   decides), and every one of its executions added 1. Bank conflicts are wavefronts beyond one
 //   per group.
+// - For the cost model only (no Nsight Compute metric): the 128-byte lines each store request
+//   writes, and per sector the atomic passes into it (the busiest sector binds: the L2 applies
+//   the passes into one sector one after another, whichever of its words they update).
 // - DRAM reads: every distinct sector that global loads read (inputs larger than a line in L2
 //   are read once; Nsight Compute flushes the caches before a profiled launch).
 // Each count is also kept per site (the instruction that made the request: SiteCounts), so the
@@ -82,7 +85,7 @@ class Counting final : public trace::Consumer {
     c.global_load_requests_per_sm.assign(sms, 0);
     launches.push_back(std::move(c));
     sectors_read_.clear();
-    address_passes_.clear();
+    sector_passes_.clear();
     lines_.clear();
     shared_atomic_sites_.clear();
     site_index_.clear();
@@ -144,8 +147,8 @@ class Counting final : public trace::Consumer {
       }
     }
     c.dram_read_bytes = uint64_t(sectors_read_.size()) * 32;
-    for (const auto& [address, passes] : address_passes_)
-      c.busiest_address_sectors = std::max(c.busiest_address_sectors, passes);
+    for (const auto& [sector, passes] : sector_passes_)
+      c.busiest_sector_passes = std::max(c.busiest_sector_passes, passes);
     c.atomic_footprint_bytes = uint64_t(lines_.size()) * 128;
     c.static_shared_bytes = shared_hi_ > shared_lo_ ? size_t(shared_hi_ - shared_lo_) : 0;
   }
@@ -182,6 +185,9 @@ class Counting final : public trace::Consumer {
       c.global_store_sectors += distinct;
       ++at.global_store_requests;
       at.global_store_sectors += distinct;
+      uint64_t lines[64];
+      for (unsigned k = 0; k < distinct; ++k) lines[k] = sectors[k] / 4;
+      c.global_store_lines += uint64_t(std::unique(lines, lines + distinct) - lines);
     } else {
       ++c.global_atomic_requests;
       ++at.global_atomic_requests;
@@ -193,12 +199,12 @@ class Counting final : public trace::Consumer {
       for (const auto& [word, lanes] : per_word) {
         unsigned& most = per_sector[word / 32];
         most = std::max(most, lanes);
-        address_passes_[word] += lanes;
         lines_.insert(word / 128);
       }
       for (const auto& [sector, passes] : per_sector) {
         c.global_atomic_sectors += passes;
         at.global_atomic_sectors += passes;
+        sector_passes_[sector] += passes;
       }
       c.global_atomic_addresses += per_word.size();
     }
@@ -250,7 +256,7 @@ class Counting final : public trace::Consumer {
   }
 
   std::unordered_set<uint64_t> sectors_read_;
-  std::unordered_map<uint64_t, uint64_t> address_passes_;
+  std::unordered_map<uint64_t, uint64_t> sector_passes_;  // atomic passes per sector
   std::unordered_set<uint64_t> lines_;
   std::map<uintptr_t, SharedAtomicSite> shared_atomic_sites_;
   std::unordered_map<uintptr_t, size_t> site_index_;  // site -> its entry in the launch's sites

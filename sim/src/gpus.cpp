@@ -25,7 +25,9 @@ GpuShape scaled(GpuShape g, const GpuShape& h200, double vendor_dram_gbps) {
   g.load_request_ns = h200.load_request_ns / clock;
   g.shared_load_latency_ns = h200.shared_load_latency_ns / clock;
   g.load_sectors_per_sm_per_s = h200.load_sectors_per_sm_per_s * clock;
-  g.atomic_one_address_per_s = h200.atomic_one_address_per_s * clock;
+  g.atomic_one_sector_per_s = h200.atomic_one_sector_per_s * clock;
+  g.store_sectors_per_sm_per_s = h200.store_sectors_per_sm_per_s * clock;
+  g.store_lines_per_sm_per_s = h200.store_lines_per_sm_per_s * clock;
   g.atomic_region_1k_per_s = h200.atomic_region_1k_per_s * clock;
   g.atomic_spread_per_s = h200.atomic_spread_per_s * clock * sms;
   g.shared_wavefronts_per_sm_per_s = h200.shared_wavefronts_per_sm_per_s * clock;
@@ -47,8 +49,7 @@ std::vector<GpuShape> make_shapes() {
       h200_calibration::load_request_ns,
       h200_calibration::shared_load_latency_ns,
       h200_calibration::load_sectors_per_sm_per_s,
-      // requests/s, each 32 lanes (passes) on one word
-      h200_calibration::atomic_one_address_per_s * 32,
+      h200_calibration::atomic_one_sector_per_s,
       h200_calibration::atomic_region_1k_per_s,
       h200_calibration::atomic_spread_per_s,
       h200_calibration::shared_wavefronts_per_sm_per_s,
@@ -60,6 +61,8 @@ std::vector<GpuShape> make_shapes() {
   h200.l2_read_gbps = h200_calibration::l2_read_gbps;
   h200.l2_load_request_ns = h200_calibration::l2_load_request_ns;
   h200.l2_resident_bytes = h200_calibration::l2_resident_bytes;
+  h200.store_sectors_per_sm_per_s = h200_calibration::store_sectors_per_sm_per_s;
+  h200.store_lines_per_sm_per_s = h200_calibration::store_lines_per_sm_per_s;
   // The correctness tests' device: small on purpose, so grids stay small on a CPU.
   GpuShape small = h200;
   small.key = "small";

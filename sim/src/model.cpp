@@ -16,9 +16,13 @@
 //   load sectors        the 32-byte sectors global loads move / (SMs x each SM's sector rate):
 //                       what uncoalesced loads pay
 //   shared memory       the busiest SM's wavefronts (blocks dealt round-robin) / its rate
-//   atomics, one word   the busiest word's atomic sector passes / the one-word rate
+//   atomics, one sector the busiest sector's atomic passes / the one-sector rate (the L2 applies
+//                       the passes into one sector one after another, whichever words they hit)
 //   atomics, region     all atomic sector passes / the rate into a 1 KiB region (the footprint
 //                       of every lab's bins) or, for a footprint past 64 KiB, the spread rate
+//   store sectors       the 32-byte sectors global stores write / (SMs x each SM's sector rate)
+//   store lines         the 128-byte lines store requests write / (SMs x each SM's line rate):
+//                       what uncoalesced stores pay (a transpose's column writes)
 //   instruction issue   with nvcc's SASS: the warp instructions the launch executes (SASS
 //                       instructions per memory instruction x the counted memory instructions,
 //                       resources.cpp) / (the SMs the grid occupies x 4 per cycle x the clock)
@@ -76,7 +80,9 @@ std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu) {
   }
   bound(Resource::shared_memory,
         busiest / gpu.shared_wavefronts_per_sm_per_s + busiest_atomic / gpu.shared_atomic_wavefronts_per_sm_per_s);
-  bound(Resource::atomics_on_one_word, c.busiest_address_sectors / gpu.atomic_one_address_per_s);
+  bound(Resource::atomics_on_one_sector, c.busiest_sector_passes / gpu.atomic_one_sector_per_s);
+  bound(Resource::store_sectors, c.global_store_sectors / (gpu.sm_count * gpu.store_sectors_per_sm_per_s));
+  bound(Resource::store_lines, c.global_store_lines / (gpu.sm_count * gpu.store_lines_per_sm_per_s));
   const double rate = c.atomic_footprint_bytes <= 65536 ? gpu.atomic_region_1k_per_s : gpu.atomic_spread_per_s;
   bound(Resource::global_atomics, c.global_atomic_sectors / rate);
   bound(Resource::l2_reads, gpu.l2_read_gbps > 0 ? c.dram_read_bytes / (gpu.l2_read_gbps * 1e9) : 0.0);
@@ -142,7 +148,8 @@ namespace {
 // shape, its atomics' footprint and its static shared memory are the same for any number of
 // blocks.
 constexpr uint64_t LaunchCounters::*kGrowWithBlocks[] = {
-    &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_address_sectors,
+    &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_sector_passes,
+    &LaunchCounters::global_store_lines,
     &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds, &LaunchCounters::warps,
     &LaunchCounters::blocks_run};
 // LaunchCounters' fields as the list above sorts them: a field added to LaunchCounters and not to

@@ -30,7 +30,7 @@ struct GpuShape {
   double load_request_ns;            // what one warp-wide load costs its warp in a latency-bound loop
   double shared_load_latency_ns;     // a shared load that waits for the one before it
   double load_sectors_per_sm_per_s;  // 32-byte sectors an SM's loads move from L2 per second
-  double atomic_one_address_per_s;   // atomic sector passes per second on one word
+  double atomic_one_sector_per_s;    // atomic passes per second into one 32-byte sector
   double atomic_region_1k_per_s;     // passes per second spread over one 1 KiB region
   double atomic_spread_per_s;        // passes per second spread over many lines
   double shared_wavefronts_per_sm_per_s;         // loads and stores
@@ -47,6 +47,10 @@ struct GpuShape {
   double l2_read_gbps = 0;          // reads the L2 serves, 16-byte loads
   double l2_load_request_ns = 0;    // load_request_ns with the data in the L2
   double l2_resident_bytes = 0;     // the largest input that stays in the L2
+  // What an SM's stores write into the L2 per second: 32-byte sectors (coalesced 4-byte stores),
+  // and 128-byte lines (uncoalesced ones, a line per lane).
+  double store_sectors_per_sm_per_s = 0;
+  double store_lines_per_sm_per_s = 0;
 };
 
 // Every shape the simulator knows, "small" first.

@@ -16,12 +16,13 @@ namespace histo_sim {
 // The resources the model bounds (model.cpp says how each is computed), and their names, by
 // Resource: a Prediction's `bounds` hold one per resource, in this order.
 enum class Resource {
-  dram_reads, load_latency, load_sectors, shared_memory, atomics_on_one_word, global_atomics, l2_reads,
-  instruction_issue, count
+  dram_reads, load_latency, load_sectors, shared_memory, atomics_on_one_sector, global_atomics, l2_reads,
+  instruction_issue, store_sectors, store_lines, count
 };
-inline constexpr const char* kResources[] = {"DRAM reads",    "load latency",        "load sectors",
-                                             "shared memory", "atomics on one word", "global atomics",
-                                             "L2 reads",      "instruction issue"};
+inline constexpr const char* kResources[] = {"DRAM reads",    "load latency",          "load sectors",
+                                             "shared memory", "atomics on one sector", "global atomics",
+                                             "L2 reads",      "instruction issue",     "store sectors",
+                                             "store lines"};
 static_assert(sizeof kResources / sizeof kResources[0] == size_t(Resource::count), "a name per Resource");
 inline const char* resource_name(Resource r) { return kResources[size_t(r)]; }
 
