@@ -26,6 +26,11 @@
 //   store_lines_per_sm_per_s  128-byte lines per SM per second that uncoalesced 4-byte stores
 //                             write into the L2, every lane in a line of its own (as a warp
 //                             writing a column of a row-major matrix does)
+//   constant_words_per_sm_per_s  distinct 4-byte words per SM per second that loads of a
+//                             __constant__ table read when each lane of a warp reads a word of
+//                             its own (the constant cache serves a warp's words in turn)
+//   constant_bytes_per_sm_per_s  the same with each lane reading a byte of its own from 8 words
+//                             (4 lanes a word): whether the cache serves addresses or words
 //   dram_write_gbps           16-byte stores over 1 GiB: the write bandwidth
 //   dram_copy_gbps            a 512 MiB copy with 16-byte loads and stores: bytes read plus
 //                             bytes written per second, which says whether reads and writes
@@ -98,6 +103,22 @@ __global__ void atomic_kernel(uint32_t* d_words, int iters, int pattern, uint32_
     return;
   }
   for (int k = 0; k < iters; ++k) atomicAdd(target, 1u);
+}
+
+// A 1 KiB table in constant memory; lane l reads word 8 l + k of it on trip k: 32 different words
+// in every warp-wide load.
+constexpr unsigned kConstantWords = 256;
+__constant__ uint32_t c_words[kConstantWords];
+__constant__ uint8_t c_bytes[4 * kConstantWords];
+// bytes: lane l reads byte l + 32 k of c_bytes instead: 32 different bytes of 8 words.
+__global__ void constant_load_kernel(int iters, bool bytes, uint32_t* d_sink) {
+  uint32_t acc = 0;
+  const unsigned lane = threadIdx.x % 32;
+  if (bytes)
+    for (int k = 0; k < iters; ++k) acc += c_bytes[(lane + 32 * unsigned(k)) % (4 * kConstantWords)];
+  else
+    for (int k = 0; k < iters; ++k) acc += c_words[(lane * 8 + unsigned(k)) % kConstantWords];
+  if (acc == 0x9E3779B9u) *d_sink = acc;
 }
 
 // Every thread exchanges one word `iters` times (ATOM.EXCH: no RED form exists).
@@ -376,6 +397,21 @@ int main() {
           std::printf("  \"store_sectors_per_sm_per_s\": %.4g,\n", stores / 8 / sms / (ms * 1e-3));
         else
           std::printf("  \"store_lines_per_sm_per_s\": %.4g,\n", stores / sms / (ms * 1e-3));
+      }
+    }
+    {
+      uint32_t table[kConstantWords];
+      for (unsigned w = 0; w < kConstantWords; ++w) table[w] = w;
+      CUDA_CHECK(cudaMemcpyToSymbol(c_words, table, sizeof table));
+      CUDA_CHECK(cudaMemcpyToSymbol(c_bytes, table, sizeof table));
+      const unsigned blocks = unsigned(sms) * 8, threads = 256;
+      const int iters = 1024;
+      for (const bool bytes : {false, true}) {
+        const double ms = median_ms([&](cudaStream_t s) {
+          histo::launch(constant_load_kernel, blocks, threads, 0, s, iters, bytes, sink.get());
+        }, 11);
+        const double reads = double(blocks) * threads * iters;  // 32 per warp-wide load
+        std::printf("  \"constant_%s_per_sm_per_s\": %.4g,\n", bytes ? "bytes" : "words", reads / sms / (ms * 1e-3));
       }
     }
     {

@@ -15,7 +15,9 @@
 //   calls a site an add of 1 when its operand is the constant 1 where it is compiled (as nvcc
 //   decides), and every one of its executions added 1. Bank conflicts are wavefronts beyond one
 //   per group.
-// - For the cost model only (no Nsight Compute metric): the 128-byte lines each store request
+// - For the cost model only (no Nsight Compute metric): the distinct addresses each load of
+//   __constant__ memory reads (the constant cache serves one at a time, bytes of one word too;
+//   Nsight Compute's global-memory metrics do not count these loads), the 128-byte lines each store request
 //   writes, and per sector the atomic passes into it (the busiest sector binds: the L2 applies
 //   the passes into one sector one after another, whichever of its words they update).
 // - DRAM reads: every distinct sector that global loads read (inputs larger than a line in L2
@@ -115,6 +117,15 @@ class Counting final : public trace::Consumer {
       run_sites.clear();
     };
     for (const Request& r : requests) {
+      if (r.space == Space::constant) {  // the constant cache serves one address at a time
+        uint64_t addresses[32];
+        unsigned count = 0;
+        for (unsigned l = 0; l < 32; ++l)
+          if (r.mask >> l & 1u) addresses[count++] = r.address[l];
+        std::sort(addresses, addresses + count);
+        c.constant_addresses += uint64_t(std::unique(addresses, addresses + count) - addresses);
+        continue;
+      }
       const bool global_load = r.space == Space::global && r.kind == Kind::load;
       if (global_load && !in_load_run) ++c.load_rounds;
       if (!global_load && in_load_run) end_run();

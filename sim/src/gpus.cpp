@@ -28,6 +28,7 @@ GpuShape scaled(GpuShape g, const GpuShape& h200, double vendor_dram_gbps) {
   g.atomic_one_sector_per_s = h200.atomic_one_sector_per_s * clock;
   g.store_sectors_per_sm_per_s = h200.store_sectors_per_sm_per_s * clock;
   g.store_lines_per_sm_per_s = h200.store_lines_per_sm_per_s * clock;
+  g.constant_addresses_per_sm_per_s = h200.constant_addresses_per_sm_per_s * clock;
   g.atomic_region_1k_per_s = h200.atomic_region_1k_per_s * clock;
   g.atomic_spread_per_s = h200.atomic_spread_per_s * clock * sms;
   g.shared_wavefronts_per_sm_per_s = h200.shared_wavefronts_per_sm_per_s * clock;
@@ -63,6 +64,9 @@ std::vector<GpuShape> make_shapes() {
   h200.l2_resident_bytes = h200_calibration::l2_resident_bytes;
   h200.store_sectors_per_sm_per_s = h200_calibration::store_sectors_per_sm_per_s;
   h200.store_lines_per_sm_per_s = h200_calibration::store_lines_per_sm_per_s;
+  // A warp's 32 different words, or 32 different bytes of 8 words: the same rate, so the cache
+  // serves addresses (calibration's constant_bytes_per_sm_per_s says so).
+  h200.constant_addresses_per_sm_per_s = h200_calibration::constant_words_per_sm_per_s;
   // The correctness tests' device: small on purpose, so grids stay small on a CPU.
   GpuShape small = h200;
   small.key = "small";

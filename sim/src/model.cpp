@@ -20,6 +20,8 @@
 //                       the passes into one sector one after another, whichever words they hit)
 //   atomics, region     all atomic sector passes / the rate into a 1 KiB region (the footprint
 //                       of every lab's bins) or, for a footprint past 64 KiB, the spread rate
+//   constant loads      the distinct addresses each load of __constant__ memory reads / (SMs x
+//                       each SM's rate): the constant cache serves a warp's addresses in turn
 //   store sectors       the 32-byte sectors global stores write / (SMs x each SM's sector rate)
 //   store lines         the 128-byte lines store requests write / (SMs x each SM's line rate):
 //                       what uncoalesced stores pay (a transpose's column writes)
@@ -81,6 +83,7 @@ std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu) {
   bound(Resource::shared_memory,
         busiest / gpu.shared_wavefronts_per_sm_per_s + busiest_atomic / gpu.shared_atomic_wavefronts_per_sm_per_s);
   bound(Resource::atomics_on_one_sector, c.busiest_sector_passes / gpu.atomic_one_sector_per_s);
+  bound(Resource::constant_loads, c.constant_addresses / (gpu.sm_count * gpu.constant_addresses_per_sm_per_s));
   bound(Resource::store_sectors, c.global_store_sectors / (gpu.sm_count * gpu.store_sectors_per_sm_per_s));
   bound(Resource::store_lines, c.global_store_lines / (gpu.sm_count * gpu.store_lines_per_sm_per_s));
   const double rate = c.atomic_footprint_bytes <= 65536 ? gpu.atomic_region_1k_per_s : gpu.atomic_spread_per_s;
@@ -149,7 +152,7 @@ namespace {
 // blocks.
 constexpr uint64_t LaunchCounters::*kGrowWithBlocks[] = {
     &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_sector_passes,
-    &LaunchCounters::global_store_lines,
+    &LaunchCounters::global_store_lines, &LaunchCounters::constant_addresses,
     &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds, &LaunchCounters::warps,
     &LaunchCounters::blocks_run};
 // LaunchCounters' fields as the list above sorts them: a field added to LaunchCounters and not to

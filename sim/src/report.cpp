@@ -50,7 +50,7 @@ void write_report() {
     return;
   }
   const GpuShape& gpu = current_gpu();
-  out << "model,launch,kernel,grid,block,registers";
+  out << "model,launch,kernel,grid,block,registers,sass";
   for (const Metric& m : metrics(LaunchCounters{})) out << "," << m.name;
   out << ",sim_load_rounds,predicted_us,binding";
   for (const char* resource : kResources) {
@@ -65,7 +65,7 @@ void write_report() {
     const Launch l = i < g_launches.size() ? g_launches[i] : Launch{dim3(c.grid), dim3(c.block), ""};
     const KernelResources r = kernel_resources(c.kernel);
     out << gpu.key << "," << i << "," << csv(kernel_name(c.kernel)) << "," << dims(l.grid) << ","
-        << dims(l.block) << "," << (r.known ? std::to_string(r.registers) : "");
+        << dims(l.block) << "," << (r.known ? std::to_string(r.registers) : "") << "," << (r.sass ? 1 : 0);
     for (const Metric& m : metrics(c)) out << "," << m.value;
     out << "," << c.load_rounds;
     if (l.error.empty()) {

@@ -122,9 +122,10 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
     const Access access{thread, space, kind, bytes, address, code, g_interval, shadow};
     for (Consumer* c : g_access_readers) c->access(access);
   }
-  // __constant__ memory is read through the constant cache, not the global-memory pipe that
-  // the counters count: the hazard checks see it, the requests do not.
-  if (!g_group || constant) return;
+  if (!g_group) return;
+  // __constant__ memory is read through the constant cache, not the global-memory pipe: its
+  // loads are requests of their own space, which the counters keep apart.
+  if (constant) space = Space::constant;
   ThreadState& ts = g_thread_state[thread];
   WarpState& warp = g_warps[thread / 32];
   // The host compiler splits some vector accesses that nvcc makes one: a 16-byte store

@@ -32,7 +32,9 @@ struct DeviceShadow;  // internal.hpp
 
 namespace histo_sim::trace {
 
-enum class Space : uint8_t { global, shared };
+// constant: a kernel's load of __constant__ memory (a Request only: the hazard checks' Access
+// sees it as global memory, which it is).
+enum class Space : uint8_t { global, shared, constant };
 enum class Kind : uint8_t { load, store, atomic };
 
 // One warp-level memory instruction.

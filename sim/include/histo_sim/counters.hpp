@@ -44,6 +44,7 @@ struct LaunchCounters : MemoryCounts {
   uint64_t global_atomic_addresses = 0;   // per request, the distinct words it updates, summed
   uint64_t busiest_sector_passes = 0;     // atomic sector passes into the most-updated sector
   uint64_t global_store_lines = 0;        // per store request, the distinct 128-byte lines it writes
+  uint64_t constant_addresses = 0;        // per __constant__ load request, the distinct addresses it reads
   uint64_t atomic_footprint_bytes = 0;    // distinct 128-byte lines the atomics touched, x 128
   uint64_t load_rounds = 0;               // per warp, runs of global loads with nothing between
   uint64_t load_chain_rounds = 0;         // per warp, the waits its global loads make (counters.cpp)

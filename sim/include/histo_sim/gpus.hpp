@@ -51,6 +51,9 @@ struct GpuShape {
   // and 128-byte lines (uncoalesced ones, a line per lane).
   double store_sectors_per_sm_per_s = 0;
   double store_lines_per_sm_per_s = 0;
+  // Distinct addresses an SM's constant cache serves per second (a warp's loads of different
+  // __constant__ addresses are served one after another, different bytes of one word too).
+  double constant_addresses_per_sm_per_s = 0;
 };
 
 // Every shape the simulator knows, "small" first.

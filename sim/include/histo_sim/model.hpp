@@ -17,12 +17,12 @@ namespace histo_sim {
 // Resource: a Prediction's `bounds` hold one per resource, in this order.
 enum class Resource {
   dram_reads, load_latency, load_sectors, shared_memory, atomics_on_one_sector, global_atomics, l2_reads,
-  instruction_issue, store_sectors, store_lines, count
+  instruction_issue, store_sectors, store_lines, constant_loads, count
 };
 inline constexpr const char* kResources[] = {"DRAM reads",    "load latency",          "load sectors",
                                              "shared memory", "atomics on one sector", "global atomics",
                                              "L2 reads",      "instruction issue",     "store sectors",
-                                             "store lines"};
+                                             "store lines",   "constant loads"};
 static_assert(sizeof kResources / sizeof kResources[0] == size_t(Resource::count), "a name per Resource");
 inline const char* resource_name(Resource r) { return kResources[size_t(r)]; }
 
