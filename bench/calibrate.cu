@@ -21,6 +21,11 @@
 //                             sector are updated one after another, as lanes on one word are
 //   atomic_exch_one_address_per_s  updates/s of atomicExch (an ATOM: PTX has no RED form of an
 //                             exchange) when every lane of every warp writes one word
+//   atomic_inc_one_address_per_s  the same for atomicInc (RED.INC), whose update compares the
+//                             word with a limit before it writes
+//   atomic_cas_one_address_per_s  the same for atomicCAS (ATOM.CAS), lanes of no effect included
+//   atomic_max_one_address_per_s  the same for atomicMax (RED.MAX), on an address nvcc cannot
+//                             prove uniform (it would make a warp's maxima one update)
 //   store_sectors_per_sm_per_s  32-byte sectors per SM per second that coalesced 4-byte stores
 //                             (a warp's 32 words: 4 sectors of one line) write into the L2
 //   store_lines_per_sm_per_s  128-byte lines per SM per second that uncoalesced 4-byte stores
@@ -121,9 +126,17 @@ __global__ void constant_load_kernel(int iters, bool bytes, uint32_t* d_sink) {
   if (acc == 0x9E3779B9u) *d_sink = acc;
 }
 
-// Every thread exchanges one word `iters` times (ATOM.EXCH: no RED form exists).
-__global__ void exch_kernel(uint32_t* d_word, int iters) {
-  for (int k = 0; k < iters; ++k) atomicExch(d_word, uint32_t(k));
+// Every thread updates one word `iters` times with atomicExch (ATOM.EXCH: no RED form exists),
+// atomicInc (RED.INC), atomicCAS (ATOM.CAS) or atomicMax (RED.MAX), as `op` says: 0 to 3. The
+// word is d_word[threadIdx.x & spread], spread 0: nvcc cannot see that the address is uniform.
+__global__ void one_word_kernel(uint32_t* d_word, int iters, int op, unsigned spread) {
+  uint32_t* word = d_word + (threadIdx.x & spread);
+  for (int k = 0; k < iters; ++k) {
+    if (op == 0) atomicExch(word, uint32_t(k));
+    if (op == 1) atomicInc(word, 0x7FFFFFFFu);
+    if (op == 2) atomicCAS(word, uint32_t(k), uint32_t(k + 1));
+    if (op == 3) atomicMax(word, uint32_t(threadIdx.x + k));
+  }
 }
 
 // 4-byte stores, `rounds` passes over a buffer that stays in L2, `spacing` words apart: 1, a
@@ -377,11 +390,15 @@ int main() {
         const double ops = lane_ops_per_iter * iters[p] / (p == kOneAddress ? 32.0 : 1.0);
         std::printf("  \"%s\": %.4g,\n", names[p], ops / (ms * 1e-3));
       }
-      const int exch_iters = 4;
-      const double ms = median_ms([&](cudaStream_t s) {
-        histo::launch(exch_kernel, blocks, threads, 0, s, words.get(), exch_iters);
-      }, 11);
-      std::printf("  \"atomic_exch_one_address_per_s\": %.4g,\n", lane_ops_per_iter * exch_iters / (ms * 1e-3));
+      const char* one_word[] = {"atomic_exch_one_address_per_s", "atomic_inc_one_address_per_s",
+                                "atomic_cas_one_address_per_s", "atomic_max_one_address_per_s"};
+      const int one_word_iters = 4;
+      for (int op = 0; op < 4; ++op) {
+        const double ms = median_ms([&](cudaStream_t s) {
+          histo::launch(one_word_kernel, blocks, threads, 0, s, words.get(), one_word_iters, op, 0u);
+        }, 11);
+        std::printf("  \"%s\": %.4g,\n", one_word[op], lane_ops_per_iter * one_word_iters / (ms * 1e-3));
+      }
     }
     {
       const size_t bytes = size_t(8) << 20;  // 8 MiB: stays in the L2

@@ -186,6 +186,10 @@ LineMeasure line_measure(const std::string& resource, const histo_sim::GpuShape&
   if (resource == "store sectors" || resource == "store lines")
     return {"global store sectors", [](const MemoryCounts& m) { return double(m.global_store_sectors); },
             [n](const MemoryCounts& m) { return n(m.global_store_sectors) + " store sectors"; }};
+  if (resource == "constant loads")
+    return {"addresses __constant__ loads read, one at a time",
+            [](const MemoryCounts& m) { return double(m.constant_addresses); },
+            [n](const MemoryCounts& m) { return n(m.constant_addresses) + " constant addresses"; }};
   // Both atomic bounds count sector passes (the busiest sector's, or all of them).
   return {"global atomic sector passes", [](const MemoryCounts& m) { return double(m.global_atomic_sectors); },
           [n](const MemoryCounts& m) { return n(m.global_atomic_sectors) + " atomic sector passes"; }};

@@ -87,7 +87,7 @@ template <> struct Codec<histo_sim::HostActivity>
              &HostActivity::copies_in, &HostActivity::memsets_in, &HostActivity::bytes_in,
              &HostActivity::copies_out, &HostActivity::bytes_out, &HostActivity::host_accesses,
              &HostActivity::first_access> {};
-HISTO_REMOTE_SIZE(histo_sim::LineCounts, 192);
+HISTO_REMOTE_SIZE(histo_sim::LineCounts, 216);
 template <> struct Codec<histo_sim::LineCounts>
     : Fields<histo_sim::LineCounts,
              &LineCounts::where, &LineCounts::text, &LineCounts::counts> {};
@@ -99,12 +99,13 @@ template <> struct Codec<const void*> {
     return reinterpret_cast<const void*>(r.get_value<uintptr_t>());
   }
 };
-HISTO_REMOTE_SIZE(histo_sim::LaunchCounters, 320);
+HISTO_REMOTE_SIZE(histo_sim::LaunchCounters, 336);
 template <> struct Codec<histo_sim::LaunchCounters>
     : Fields<histo_sim::LaunchCounters,
              &LaunchCounters::global_load_requests, &LaunchCounters::global_load_sectors,
              &LaunchCounters::global_store_requests, &LaunchCounters::global_store_sectors,
              &LaunchCounters::global_atomic_requests, &LaunchCounters::global_atomic_sectors,
+             &LaunchCounters::global_atom_requests, &LaunchCounters::global_atom_sectors,
              &LaunchCounters::shared_load_instructions, &LaunchCounters::shared_load_wavefronts,
              &LaunchCounters::shared_load_ideal, &LaunchCounters::shared_store_instructions,
              &LaunchCounters::shared_store_wavefronts, &LaunchCounters::shared_store_ideal,

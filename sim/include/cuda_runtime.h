@@ -497,8 +497,16 @@ void operator*(void (*kernel)(Params...), PendingLaunch<Args...>&& p) {
 }
 
 // The access trace (sim/src/trace.cpp): atomics and __ldg report themselves; the call's return
-// address names the instruction. traced_load also performs the load.
-HISTO_SIM_DEVICE_API void trace_atomic(const void* address, unsigned bytes, bool adds_one = false);
+// address names the instruction. traced_load also performs the load. An atomic also says where
+// it is called (the key to what nvcc made of it, histo_sim/nvcc_info.hpp), whether it adds the
+// constant 1, and whether it is an exchange or compare-and-swap (ATOM on a GPU: no RED form).
+struct AtomicCall {
+  const char* file;
+  int line;
+  bool adds_one;
+  bool atom;
+};
+HISTO_SIM_DEVICE_API void trace_atomic(const void* address, unsigned bytes, AtomicCall call);
 HISTO_SIM_DEVICE_API void traced_load(const void* address, void* out, unsigned bytes);
 
 template <typename T>
@@ -593,32 +601,34 @@ unsigned match_all(unsigned mask, T value, int* pred, const char* file, int line
 // turning one whose result is unused into an atomic store (an exchange) or one that changes
 // nothing into an atomic load (an add of 0), which the trace's hooks would see as a plain
 // store or load; the compare-and-swap loops start from a guess, not from a load.
-#define HISTO_SIM_ATOMIC(name, builtin)                                                  \
+#define HISTO_SIM_WHERE const char *file = __builtin_FILE(), int line = __builtin_LINE()
+#define HISTO_SIM_ATOMIC(name, builtin, atom)                                            \
   template <typename T, typename U>                                                      \
-  inline T name(T* address, U value) {                                                   \
+  inline T name(T* address, U value, HISTO_SIM_WHERE) {                                  \
     static_assert(std::is_integral<T>::value, #name ": integer counters only");          \
-    ::histo_sim::trace_atomic(address, sizeof(T));                                       \
+    ::histo_sim::trace_atomic(address, sizeof(T), {file, line, false, atom});            \
     return builtin(static_cast<volatile T*>(address), T(value), __ATOMIC_RELAXED);       \
   }
 template <typename T, typename U>
-inline T atomicAdd(T* address, U value) {
+inline T atomicAdd(T* address, U value, HISTO_SIM_WHERE) {
   static_assert(std::is_integral<T>::value, "atomicAdd: integer counters only");
   // An add of the constant 1 is what nvcc compiles to ATOMS.POPC.INC on shared memory.
-  ::histo_sim::trace_atomic(address, sizeof(T), __builtin_constant_p(value) && T(value) == T(1));
+  ::histo_sim::trace_atomic(address, sizeof(T),
+                            {file, line, __builtin_constant_p(value) && T(value) == T(1), false});
   return __atomic_fetch_add(static_cast<volatile T*>(address), T(value), __ATOMIC_RELAXED);
 }
-HISTO_SIM_ATOMIC(atomicSub, __atomic_fetch_sub)
-HISTO_SIM_ATOMIC(atomicAnd, __atomic_fetch_and)
-HISTO_SIM_ATOMIC(atomicOr, __atomic_fetch_or)
-HISTO_SIM_ATOMIC(atomicXor, __atomic_fetch_xor)
-HISTO_SIM_ATOMIC(atomicExch, __atomic_exchange_n)
+HISTO_SIM_ATOMIC(atomicSub, __atomic_fetch_sub, false)
+HISTO_SIM_ATOMIC(atomicAnd, __atomic_fetch_and, false)
+HISTO_SIM_ATOMIC(atomicOr, __atomic_fetch_or, false)
+HISTO_SIM_ATOMIC(atomicXor, __atomic_fetch_xor, false)
+HISTO_SIM_ATOMIC(atomicExch, __atomic_exchange_n, true)
 #undef HISTO_SIM_ATOMIC
 namespace histo_sim {
 // *address = next(*address) atomically, returning the old value: a compare-and-swap loop whose
 // first compare is against a guess (zero), so the value is read by the compare-and-swap itself.
 template <typename T, typename Next>
-inline T atomic_update(T* address, Next next) {
-  trace_atomic(address, sizeof(T));
+inline T atomic_update(T* address, Next next, const char* file, int line) {
+  trace_atomic(address, sizeof(T), {file, line, false, false});
   T old{};
   T desired = next(old);
   while (!__atomic_compare_exchange(address, &old, &desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -627,35 +637,36 @@ inline T atomic_update(T* address, Next next) {
 }
 }  // namespace histo_sim
 // ((old >= limit) ? 0 : old + 1) and ((old == 0 || old > limit) ? limit : old - 1), atomically.
-inline unsigned atomicInc(unsigned* address, unsigned limit) {
-  return ::histo_sim::atomic_update(address, [=](unsigned old) { return old >= limit ? 0u : old + 1; });
+inline unsigned atomicInc(unsigned* address, unsigned limit, HISTO_SIM_WHERE) {
+  return ::histo_sim::atomic_update(address, [=](unsigned old) { return old >= limit ? 0u : old + 1; }, file, line);
 }
-inline unsigned atomicDec(unsigned* address, unsigned limit) {
+inline unsigned atomicDec(unsigned* address, unsigned limit, HISTO_SIM_WHERE) {
   return ::histo_sim::atomic_update(
-      address, [=](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
+      address, [=](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; }, file, line);
 }
 // atomicAdd on a float or a double: a compare-and-swap loop here, one instruction on a GPU.
-inline float atomicAdd(float* address, float value) {
-  return ::histo_sim::atomic_update(address, [=](float old) { return old + value; });
+inline float atomicAdd(float* address, float value, HISTO_SIM_WHERE) {
+  return ::histo_sim::atomic_update(address, [=](float old) { return old + value; }, file, line);
 }
-inline double atomicAdd(double* address, double value) {
-  return ::histo_sim::atomic_update(address, [=](double old) { return old + value; });
-}
-template <typename T, typename U>
-inline T atomicMax(T* address, U value) {
-  return ::histo_sim::atomic_update(address, [=](T old) { return old < T(value) ? T(value) : old; });
+inline double atomicAdd(double* address, double value, HISTO_SIM_WHERE) {
+  return ::histo_sim::atomic_update(address, [=](double old) { return old + value; }, file, line);
 }
 template <typename T, typename U>
-inline T atomicMin(T* address, U value) {
-  return ::histo_sim::atomic_update(address, [=](T old) { return T(value) < old ? T(value) : old; });
+inline T atomicMax(T* address, U value, HISTO_SIM_WHERE) {
+  return ::histo_sim::atomic_update(address, [=](T old) { return old < T(value) ? T(value) : old; }, file, line);
+}
+template <typename T, typename U>
+inline T atomicMin(T* address, U value, HISTO_SIM_WHERE) {
+  return ::histo_sim::atomic_update(address, [=](T old) { return T(value) < old ? T(value) : old; }, file, line);
 }
 template <typename T, typename U, typename V>
-inline T atomicCAS(T* address, U compare, V value) {
-  ::histo_sim::trace_atomic(address, sizeof(T));
+inline T atomicCAS(T* address, U compare, V value, HISTO_SIM_WHERE) {
+  ::histo_sim::trace_atomic(address, sizeof(T), {file, line, false, true});
   T expected = T(compare);
   __atomic_compare_exchange_n(address, &expected, T(value), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return expected;
 }
+#undef HISTO_SIM_WHERE
 
 // ---- Loads and bit intrinsics ----------------------------------------------------------------
 template <typename T>

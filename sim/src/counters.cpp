@@ -5,7 +5,11 @@
 // - Global loads and stores: the 32-byte sectors a request touches, each counted once.
 // - Global atomics: a request's lanes are grouped by sector; in a sector, lanes that update the
 //   same word are applied one after another, so the request costs, per sector it touches, as
-//   many passes as the most lanes that hit one word there (32 lanes on one word: 32).
+//   many passes as the most lanes that hit one word there (32 lanes on one word: 32). An
+//   exchange or compare-and-swap is an ATOM (op_atom), any other a RED (op_red), unless nvcc's
+//   SASS of its line says ATOM. Where nvcc's SASS shows it made the warp's atomic one update by
+//   a leader lane (an address it knows is uniform: histo_sim/nvcc_info.hpp), that lane alone
+//   counts, in shared memory too.
 // - Shared memory: 32 banks of 4 bytes; bank = (offset / 4) % 32. A wavefront serves each bank
 //   once; lanes that read the same word are served together. A 4-byte (or smaller) access
 //   needs as many wavefronts as the most distinct words one bank holds among its lanes; 8- and
@@ -123,7 +127,9 @@ class Counting final : public trace::Consumer {
         for (unsigned l = 0; l < 32; ++l)
           if (r.mask >> l & 1u) addresses[count++] = r.address[l];
         std::sort(addresses, addresses + count);
-        c.constant_addresses += uint64_t(std::unique(addresses, addresses + count) - addresses);
+        const uint64_t distinct = uint64_t(std::unique(addresses, addresses + count) - addresses);
+        c.constant_addresses += distinct;
+        counts_of(c, r.site).constant_addresses += distinct;
         continue;
       }
       const bool global_load = r.space == Space::global && r.kind == Kind::load;
@@ -136,10 +142,11 @@ class Counting final : public trace::Consumer {
           run_sites.push_back(r.site);
       }
       in_load_run = global_load;
+      const Request& counted = r.one_lane ? leader_only(r) : r;
       if (r.space == Space::global)
-        count_global(c, r, sm);
+        count_global(c, counted, sm);
       else
-        count_shared(c, r, sm);
+        count_shared(c, counted, sm);
     }
     end_run();
   }
@@ -170,6 +177,18 @@ class Counting final : public trace::Consumer {
     const auto [it, fresh] = site_index_.try_emplace(site, c.sites.size());
     if (fresh) c.sites.push_back({site, {}});
     return c.sites[it->second].counts;
+  }
+
+  // An atomic nvcc makes one update of the warp's (Request::one_lane) as the leader lane makes
+  // it: the lowest lane, when every lane's address is the same (when not, the line's SASS was
+  // not this code, and every lane counts).
+  const Request& leader_only(const Request& r) {
+    const unsigned leader = unsigned(__builtin_ctz(r.mask));
+    for (unsigned l = leader + 1; l < 32; ++l)
+      if ((r.mask >> l & 1u) && r.address[l] != r.address[leader]) return r;
+    leader_ = r;
+    leader_.mask = 1u << leader;
+    return leader_;
   }
 
   void count_global(LaunchCounters& c, const Request& r, size_t sm) {
@@ -216,7 +235,9 @@ class Counting final : public trace::Consumer {
         c.global_atomic_sectors += passes;
         at.global_atomic_sectors += passes;
         sector_passes_[sector] += passes;
+        if (r.atom) c.global_atom_sectors += passes, at.global_atom_sectors += passes;
       }
+      if (r.atom) ++c.global_atom_requests, ++at.global_atom_requests;
       c.global_atomic_addresses += per_word.size();
     }
   }
@@ -272,6 +293,7 @@ class Counting final : public trace::Consumer {
   std::map<uintptr_t, SharedAtomicSite> shared_atomic_sites_;
   std::unordered_map<uintptr_t, size_t> site_index_;  // site -> its entry in the launch's sites
   uint64_t shared_lo_ = 0, shared_hi_ = 0;
+  Request leader_{};  // leader_only's copy
 };
 
 Counting* g_counting = nullptr;
@@ -283,11 +305,13 @@ constexpr uint64_t MemoryCounts::*kMemoryFields[] = {
     &MemoryCounts::global_load_requests,      &MemoryCounts::global_load_sectors,
     &MemoryCounts::global_store_requests,     &MemoryCounts::global_store_sectors,
     &MemoryCounts::global_atomic_requests,    &MemoryCounts::global_atomic_sectors,
+    &MemoryCounts::global_atom_requests,      &MemoryCounts::global_atom_sectors,
     &MemoryCounts::shared_load_instructions,  &MemoryCounts::shared_load_wavefronts,
     &MemoryCounts::shared_load_ideal,         &MemoryCounts::shared_store_instructions,
     &MemoryCounts::shared_store_wavefronts,   &MemoryCounts::shared_store_ideal,
     &MemoryCounts::shared_atomic_instructions, &MemoryCounts::shared_atomic_wavefronts,
-    &MemoryCounts::shared_atomic_ideal,       &MemoryCounts::dram_read_bytes};
+    &MemoryCounts::shared_atomic_ideal,       &MemoryCounts::dram_read_bytes,
+    &MemoryCounts::constant_addresses};
 
 MemoryCounts& MemoryCounts::operator+=(const MemoryCounts& other) {
   for (uint64_t MemoryCounts::*field : kMemoryFields) this->*field += other.*field;
@@ -306,11 +330,12 @@ std::vector<Metric> metrics(const MemoryCounts& c) {
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", c.global_load_sectors},
       {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", c.global_store_requests},
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", c.global_store_sectors},
-      // The simulator cannot see whether an atomic's result is used, which makes it ATOM or
-      // RED on the GPU: it counts every global atomic as RED, what nvcc emits for an unused
-      // result (every lab kernel).
-      {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", c.global_atomic_requests},
-      {"l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", c.global_atomic_sectors},
+      // ATOM or RED: an exchange or compare-and-swap is an ATOM; any other atomic is what nvcc's
+      // SASS of its line says (histo_sim/nvcc_info.hpp), a RED where it does not say.
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", c.global_atomic_requests - c.global_atom_requests},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", c.global_atomic_sectors - c.global_atom_sectors},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", c.global_atom_requests},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", c.global_atom_sectors},
       {"smsp__sass_inst_executed_op_shared_ld.sum", c.shared_load_instructions},
       {"smsp__sass_inst_executed_op_shared_st.sum", c.shared_store_instructions},
       {"smsp__sass_inst_executed_op_shared_atom.sum", c.shared_atomic_instructions},

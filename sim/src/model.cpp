@@ -152,8 +152,7 @@ namespace {
 // blocks.
 constexpr uint64_t LaunchCounters::*kGrowWithBlocks[] = {
     &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_sector_passes,
-    &LaunchCounters::global_store_lines, &LaunchCounters::constant_addresses,
-    &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds, &LaunchCounters::warps,
+    &LaunchCounters::global_store_lines, &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds, &LaunchCounters::warps,
     &LaunchCounters::blocks_run};
 // LaunchCounters' fields as the list above sorts them: a field added to LaunchCounters and not to
 // one of the lists above changes its size, and this fails to compile until it is placed.

@@ -57,6 +57,23 @@ const std::map<std::string, const NvccKernelInfo*>& table() {
 
 }  // namespace
 
+int64_t nvcc_atomic_flags(const char* file, int line) {
+  // Base name and line -> flags; a line two sources list keeps the flags both give.
+  static const std::map<std::pair<std::string, int64_t>, int64_t> lines = [] {
+    std::map<std::pair<std::string, int64_t>, int64_t> m;
+    if (__start_histo_nvcc_info && __stop_histo_nvcc_info)
+      for (const NvccTable* t = __start_histo_nvcc_info; t < __stop_histo_nvcc_info; ++t)
+        for (const NvccAtomicLine* a = t->atomics_begin; a < t->atomics_end; ++a) {
+          const auto [it, fresh] = m.try_emplace({a->file, a->line}, a->flags);
+          if (!fresh) it->second &= a->flags;
+        }
+    return m;
+  }();
+  const char* slash = std::strrchr(file, '/');
+  const auto it = lines.find({slash ? slash + 1 : file, line});
+  return it == lines.end() ? 0 : it->second;
+}
+
 KernelResources kernel_resources(const void* kernel) {
   KernelResources r;
   static std::mutex mutex;

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include "histo_sim/nvcc_info.hpp"
 #include "internal.hpp"
 
 #include <algorithm>
@@ -96,8 +97,18 @@ bool one_expression(uintptr_t a, uintptr_t b) {
 // plain: an access the coverage hooks saw (the compiler's own load or store), which may be a piece
 // of a vector access the host compiler split; an atomic or an __ldg is one instruction on the GPU
 // as written, and never joins another.
+// What nvcc made of an atomic site (NvccAtomicFlag bits, and kAtom for an exchange or
+// compare-and-swap), asked once per site.
+int64_t atomic_flags(uint32_t site, const AtomicCall& call) {
+  static std::vector<int8_t> known;  // per site id: the flags + 1, or 0 while not asked
+  if (known.size() <= site) known.resize(site + 1, 0);
+  if (!known[site])
+    known[site] = int8_t(1 + (nvcc_atomic_flags(call.file, call.line) | (call.atom ? kAtom : 0)));
+  return known[site] - 1;
+}
+
 void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = false,
-            bool plain = false) {
+            bool plain = false, const AtomicCall* call = nullptr) {
   if (!g_on || !g_current || g_block_over) return;
   Space space;
   uint64_t address;
@@ -177,6 +188,11 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
     g.request.kind = kind;
     g.request.bytes = bytes;
     g.request.unit_increments = true;
+    if (call) {
+      const int64_t flags = atomic_flags(site, *call);
+      g.request.one_lane = flags & kOneLane;
+      g.request.atom = flags & kAtom;
+    }
     warp.groups.push_back(g);
   }
   Request& r = warp.groups[it->second].request;
@@ -363,13 +379,13 @@ uint64_t g_atomics_left = 0;  // set_atomic_budget
 
 void set_atomic_budget(uint64_t budget) { g_atomics_left = budget; }
 
-void trace_atomic(const void* address, unsigned bytes, bool adds_one) {
+void trace_atomic(const void* address, unsigned bytes, AtomicCall call) {
   if (!trace::g_on) {
     if (g_atomics_left && --g_atomics_left == 0) runaway_launch();
     return;
   }
   trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::atomic,
-                reinterpret_cast<uintptr_t>(__builtin_return_address(0)), adds_one);
+                reinterpret_cast<uintptr_t>(__builtin_return_address(0)), call.adds_one, false, &call);
 }
 void traced_load(const void* address, void* out, unsigned bytes) {
   if (trace::g_on)

@@ -45,6 +45,9 @@ struct Request {
   unsigned bytes;          // per lane: 1, 2, 4, 8 or 16
   unsigned mask;           // lanes that took part
   bool unit_increments;    // an atomic add of 1 by every lane (shared: ATOMS.POPC.INC)
+  bool one_lane;           // an atomic nvcc makes one update by one leader lane, the address
+                           // being the same for the warp (histo_sim/nvcc_info.hpp)
+  bool atom;               // a global atomic that is an ATOM instruction, not a RED
   uint64_t address[32];    // per lane (shared: offset in the block's shared memory)
 };
 

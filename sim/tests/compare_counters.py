@@ -33,6 +33,8 @@ METRICS = [
     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
     "smsp__sass_inst_executed_op_shared_ld.sum",
     "smsp__sass_inst_executed_op_shared_st.sum",
     "smsp__sass_inst_executed_op_shared_atom.sum",
@@ -65,7 +67,7 @@ WIDER = [
 ]
 # Counters that depend on the number of blocks (zeroing, the merge), not on the input alone.
 PER_BLOCK = [m for m in METRICS
-             if any(k in m for k in ("shared_op_ld", "shared_op_st", "op_shared_ld", "op_shared_st", "global_op_red"))]
+             if any(k in m for k in ("shared_op_ld", "shared_op_st", "op_shared_ld", "op_shared_st", "global_op_red", "global_op_atom"))]
 
 
 def tolerance_for(kernel, metric, default):

@@ -33,6 +33,8 @@ __global__ void lines_kernel(const unsigned char* d_in, const uint4* d_vectors, 
   const unsigned sum = s_words[(t % 32) * 32 % kWords];
   d_sums[i] = sum + v.x + v.y + v.z + v.w + even + odd;
   if (t % 32 == 0) atomicAdd(d_out, value);
+  if (t % 32 == 0) atomicExch(d_out + 1, value);
+  atomicAdd(d_out + 2, 5u);
 }
 
 // The number of the line of this file that reads `text` (after its indentation), or 0.
@@ -64,8 +66,8 @@ int main() {
   histo::DeviceBuffer<unsigned> d_words(2 * n);
   d_words.upload(words.data(), 2 * n);
   histo::DeviceBuffer<unsigned> d_sums(n);
-  histo::DeviceBuffer<unsigned> d_out(1);
-  CUDA_CHECK(cudaMemset(d_out.get(), 0, sizeof(unsigned)));
+  histo::DeviceBuffer<unsigned> d_out(3);
+  CUDA_CHECK(cudaMemset(d_out.get(), 0, 3 * sizeof(unsigned)));
   histo_sim::counters_begin();
   histo::launch(lines_kernel, kGrid, kBlock, 0, 0, d_in.get(), d_vectors.get(), d_words.get(),
                 d_sums.get(), d_out.get());
@@ -101,6 +103,9 @@ int main() {
   const char* const odd = "const unsigned odd = d_words[2 * i + 1];";
   const char* const global_store = "d_sums[i] = sum + v.x + v.y + v.z + v.w + even + odd;";
   const char* const atomic = "if (t % 32 == 0) atomicAdd(d_out, value);";
+  const char* const exchange = "if (t % 32 == 0) atomicExch(d_out + 1, value);";
+  const char* const uniform = "atomicAdd(d_out + 2, 5u);";
+
   const Expected expected[] = {
       {load, &M::global_load_requests, warps},
       {load, &M::global_load_sectors, warps},  // a warp's 32 bytes: one sector
@@ -126,6 +131,15 @@ int main() {
       {global_store, &M::global_store_sectors, 4 * warps},  // 32 lanes x 4 bytes: 4 sectors
       {atomic, &M::global_atomic_requests, warps},
       {atomic, &M::global_atomic_sectors, warps},  // one lane on one word: one pass
+      {atomic, &M::global_atom_requests, 0},       // a RED
+      {exchange, &M::global_atomic_requests, warps},
+      {exchange, &M::global_atom_requests, warps},  // an ATOM: there is no RED form
+      {exchange, &M::global_atom_sectors, warps},
+      {uniform, &M::global_atomic_requests, warps},
+      // nvcc makes this one leader lane's add (its SASS says so, which this test's build does
+      // not read: perfmodel.cuda_programs checks that, global_atomics:every_atomic); here 32.
+      {uniform, &M::global_atomic_sectors, 32 * warps},
+      {uniform, &M::global_atom_requests, 0},
   };
   for (const Expected& e : expected) {
     const unsigned number = line_of(e.text);

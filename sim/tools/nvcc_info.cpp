@@ -19,6 +19,10 @@
 //                     or those of the loop around it; outside every loop, it counts once per
 //                     warp. With the simulator's counts of memory instructions this estimates
 //                     the warp instructions a launch executes (the model's issue bound).
+// Its line table (nvdisasm -gi; -lineinfo changes no instruction) then says, per source line,
+// what nvcc made of the atomics the line calls (NvccAtomicLine: ATOM or RED, and whether one
+// leader lane makes the warp's update of an address nvcc sees is uniform).
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -251,6 +255,88 @@ void analyse(const std::vector<Instr>& code, Kernel* k) {
   k->sass = true;
 }
 
+// ---- Atomics by source line (nvdisasm -gi) ---------------------------------------------------
+struct AtomicTally {
+  int instructions = 0, one_lane = 0, atom = 0;
+};
+
+std::string real_path(const std::string& path) {
+  char buffer[PATH_MAX];
+  return realpath(path.c_str(), buffer) ? std::string(buffer) : path;
+}
+
+// Every global or shared atomic of every function, by the source line that calls it: the first
+// frame of its inlining chain whose file does not lie under `toolkit` (nvcc's own headers). One
+// leader lane's update: predicated on a predicate that ISETP.EQ set from SR_LANEID's register
+// and a uniform register UFLO set (the lowest active lane), nothing writing either in between.
+void tally_atomics(const std::string& text, const std::string& toolkit,
+                   std::map<std::pair<std::string, long>, AtomicTally>* lines) {
+  static const std::regex location(R"re(//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?)re");
+  static const std::regex instruction(R"(^\s*/\*[0-9a-f]{4,}\*/\s+(@!?U?P[T0-9]+\s+)?(\S+)\s*([^;]*);)");
+  static const std::regex function(R"(^\.text\.\S+:)");
+  std::map<std::string, bool> under_toolkit;
+  auto outside = [&](const std::string& file) {
+    auto [it, fresh] = under_toolkit.try_emplace(file, false);
+    if (fresh) it->second = real_path(file).rfind(toolkit + "/", 0) == 0;
+    return !it->second;
+  };
+  std::vector<std::pair<std::string, long>> chain;  // innermost first
+  bool in_location = false;
+  std::set<std::string> lane_ids, leaders, leader_predicates;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, function)) {
+      lane_ids.clear(), leaders.clear(), leader_predicates.clear(), chain.clear();
+      continue;
+    }
+    if (std::regex_search(line, m, location)) {
+      if (!in_location) chain = {{m[1], std::stol(m[2])}};
+      if (m[3].matched) chain.push_back({m[3], std::stol(m[4])});
+      in_location = true;
+      continue;
+    }
+    if (!std::regex_search(line, m, instruction)) continue;
+    in_location = false;
+    const std::string guard = m[1], op = m[2];
+    const std::vector<std::string> ops = operands(m[3]);
+    auto trimmed = [](std::string s) {
+      s.erase(0, s.find_first_not_of(' '));
+      return s.substr(0, s.find_last_not_of(' ') + 1);
+    };
+    const std::string destination = ops.empty() ? "" : trimmed(ops[0]);
+    const std::string base = op.substr(0, op.find('.'));
+    if (base == "RED" || base == "REDG" || base == "ATOM" || base == "ATOMG" || base == "ATOMS") {
+      const auto frame = std::find_if(chain.begin(), chain.end(), [&](const auto& f) { return outside(f.first); });
+      if (frame == chain.end()) continue;
+      const std::string file = frame->first.substr(frame->first.find_last_of('/') + 1);
+      AtomicTally& t = (*lines)[{file, frame->second}];
+      ++t.instructions;
+      const std::string predicate = guard.empty() || guard[1] == '!' ? "" : trimmed(guard.substr(1));
+      if (!predicate.empty() && leader_predicates.count(predicate)) ++t.one_lane;
+      if (base == "ATOM" || base == "ATOMG") ++t.atom;
+      continue;
+    }
+    // What writes a register or predicate ends what it held.
+    if (op.find("SETP") != std::string::npos || base == "PLOP3" || base == "R2P") {
+      for (size_t o = 0; o < std::min<size_t>(2, ops.size()); ++o) leader_predicates.erase(trimmed(ops[o]));
+      if (op.rfind("ISETP.EQ", 0) == 0 && ops.size() >= 3) {
+        bool lane = false, leader = false;
+        for (size_t o = 2; o < ops.size(); ++o) {
+          lane = lane || lane_ids.count(trimmed(ops[o]));
+          leader = leader || leaders.count(trimmed(ops[o]));
+        }
+        if (lane && leader && guard.empty()) leader_predicates.insert(destination);
+      }
+      continue;
+    }
+    lane_ids.erase(destination);
+    leaders.erase(destination);
+    if (base == "S2R" && ops.size() == 2 && trimmed(ops[1]) == "SR_LANEID") lane_ids.insert(destination);
+    if (base == "UFLO") leaders.insert(destination);
+  }
+}
+
 // ---- ptxas -v ------------------------------------------------------------------------------------
 void parse_resources(const std::string& text, std::map<std::string, Kernel>* kernels) {
   std::istringstream in(text);
@@ -320,7 +406,7 @@ int nvcc_info_main(int argc, char** argv) {
   const size_t name_at = source.find_last_of('/') + 1;
   const std::string stem = source.substr(name_at, source.rfind('.') - name_at);
   const std::string cubin = work + "/" + stem + ".sm_90.cubin";
-  std::string command = shell_quote(nvcc) + " -arch=sm_90 -c -O3 -std=c++17 -Xptxas -v -keep -keep-dir " +
+  std::string command = shell_quote(nvcc) + " -arch=sm_90 -c -O3 -std=c++17 -lineinfo -Xptxas -v -keep -keep-dir " +
                         shell_quote(work);
   if (!depfile.empty()) command += " -MD -MF " + shell_quote(nvcc_deps);
   for (const std::string& a : args) command += " " + shell_quote(a);
@@ -345,6 +431,7 @@ int nvcc_info_main(int argc, char** argv) {
     o << output << (colon == std::string::npos ? std::string(": ") + source + "\n" : text.substr(colon));
   }
   std::map<std::string, Kernel> kernels;
+  std::map<std::pair<std::string, long>, AtomicTally> atomics;
   parse_resources(out, &kernels);
   if (!cuobjdump.empty()) {
     const size_t slash = cuobjdump.find_last_of('/');
@@ -358,6 +445,15 @@ int nvcc_info_main(int argc, char** argv) {
     } else {
       std::fprintf(stderr, "histo_sim_wrap nvcc-info: cuobjdump -sass failed (no SASS figures for %s):\n%s",
                    source.c_str(), sass.c_str());
+    }
+    std::string lined;
+    if (run("PATH=" + shell_quote(dir) + ":\"$PATH\" nvdisasm -gi -c " + shell_quote(cubin), &lined) == 0) {
+      const std::string nvcc_dir = nvcc.find('/') == std::string::npos ? "" : nvcc.substr(0, nvcc.find_last_of('/'));
+      const std::string toolkit = nvcc_dir.empty() ? "" : real_path(nvcc_dir + "/..");
+      if (!toolkit.empty()) tally_atomics(lined, toolkit, &atomics);
+    } else {
+      std::fprintf(stderr, "histo_sim_wrap nvcc-info: nvdisasm -gi failed (no atomics by line for %s):\n%s",
+                   source.c_str(), lined.c_str());
     }
   }
   std::ostringstream inc;
@@ -378,9 +474,17 @@ int nvcc_info_main(int argc, char** argv) {
       std::snprintf(number, sizeof number, "%.4g", k.per_warp);
       inc << "}, " << number << "},\n";
     }
+    inc << "};\nconst ::histo_sim::NvccAtomicLine histo_sim_nvcc_atomic_lines[] = {\n";
+    size_t listed = 0;
+    for (const auto& [where, t] : atomics) {
+      const int flags = (t.one_lane == t.instructions ? 1 : 0) | (t.atom == t.instructions ? 2 : 0);
+      if (flags) inc << "  {" << c_string(where.first) << ", " << where.second << ", " << flags << "},\n", ++listed;
+    }
+    if (!listed) inc << "  {nullptr, 0, 0},\n";
     inc << "};\n__attribute__((section(\"histo_nvcc_info\"), used)) const ::histo_sim::NvccTable "
            "histo_sim_nvcc_info_entry{histo_sim_nvcc_info_table, histo_sim_nvcc_info_table + "
-        << kernels.size() << "};\n}  // namespace\n";
+        << kernels.size() << ", histo_sim_nvcc_atomic_lines, histo_sim_nvcc_atomic_lines + " << listed
+        << "};\n}  // namespace\n";
   }
   std::string old;
   {

@@ -16,11 +16,15 @@ namespace histo_sim {
 struct MemoryCounts {
   uint64_t global_load_requests = 0, global_load_sectors = 0;
   uint64_t global_store_requests = 0, global_store_sectors = 0;
-  uint64_t global_atomic_requests = 0, global_atomic_sectors = 0;
+  uint64_t global_atomic_requests = 0, global_atomic_sectors = 0;  // RED and ATOM instructions
+  uint64_t global_atom_requests = 0, global_atom_sectors = 0;      // of those, the ATOMs
   uint64_t shared_load_instructions = 0, shared_load_wavefronts = 0, shared_load_ideal = 0;
   uint64_t shared_store_instructions = 0, shared_store_wavefronts = 0, shared_store_ideal = 0;
   uint64_t shared_atomic_instructions = 0, shared_atomic_wavefronts = 0, shared_atomic_ideal = 0;
   uint64_t dram_read_bytes = 0;  // the sectors these loads were the first to read, x 32
+  // For the cost model only (no Nsight Compute metric counts these loads): per __constant__ load
+  // request, the distinct addresses it reads.
+  uint64_t constant_addresses = 0;
 
   uint64_t shared_load_conflicts() const { return shared_load_wavefronts - shared_load_ideal; }
   uint64_t shared_store_conflicts() const { return shared_store_wavefronts - shared_store_ideal; }
@@ -44,7 +48,6 @@ struct LaunchCounters : MemoryCounts {
   uint64_t global_atomic_addresses = 0;   // per request, the distinct words it updates, summed
   uint64_t busiest_sector_passes = 0;     // atomic sector passes into the most-updated sector
   uint64_t global_store_lines = 0;        // per store request, the distinct 128-byte lines it writes
-  uint64_t constant_addresses = 0;        // per __constant__ load request, the distinct addresses it reads
   uint64_t atomic_footprint_bytes = 0;    // distinct 128-byte lines the atomics touched, x 128
   uint64_t load_rounds = 0;               // per warp, runs of global loads with nothing between
   uint64_t load_chain_rounds = 0;         // per warp, the waits its global loads make (counters.cpp)

@@ -29,11 +29,33 @@ struct NvccKernelInfo {
 // it has none (sim/src/resources.cpp).
 const char* nvcc_status();
 
-// One source's table. 16 bytes and 16-aligned, so the section is an array of them whatever the
+// What nvcc made of the atomics one source line calls: the line of the innermost frame of their
+// SASS instructions outside nvcc's own headers (nvdisasm's line table; an atomic called from a
+// helper is the helper's line). A line is listed when every atomic instruction of the source
+// that it calls agrees, in every function.
+enum NvccAtomicFlag : int64_t {
+  kOneLane = 1,  // nvcc knows the address is the same for the whole warp and makes one update of
+                 // the lanes' values: the atomic is predicated on one leader lane (VOTEU.ANY,
+                 // UFLO, ISETP.EQ with SR_LANEID)
+  kAtom = 2,     // an ATOM instruction (Nsight Compute's op_atom counters), not a RED (op_red)
+};
+struct NvccAtomicLine {
+  const char* file;  // base name: "global_atomics.cu"
+  int64_t line;
+  int64_t flags;     // NvccAtomicFlag bits, never 0
+};
+
+// One source's tables. 32 bytes and 16-aligned, so the section is an array of them whatever the
 // compiler's alignment of each object.
 struct alignas(16) NvccTable {
   const NvccKernelInfo* begin;
   const NvccKernelInfo* end;
+  const NvccAtomicLine* atomics_begin;
+  const NvccAtomicLine* atomics_end;
 };
+
+// The flags of the atomics called at `file`:`line` (any path; its base name is compared) over
+// every source's table, 0 where none says (sim/src/resources.cpp).
+int64_t nvcc_atomic_flags(const char* file, int line);
 
 }  // namespace histo_sim
