@@ -133,12 +133,12 @@ def read_sim(lines_csv, kernel):
         wavefronts = sum(m(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{k}.sum") for k in ("ld", "st", "atom"))
         conflicts = sum(m(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{k}.sum") for k in ("ld", "st", "atom"))
         out[(name, int(line))] = {
-            "requests": sum(m(f"l1tex__t_requests_pipe_lsu_mem_global_op_{k}.sum") for k in ("ld", "st", "red")),
+            "requests": sum(m(f"l1tex__t_requests_pipe_lsu_mem_global_op_{k}.sum") for k in ("ld", "st", "red", "atom")),
             "sectors": m("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") + m("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
             "wavefronts": wavefronts,
             "ideal": wavefronts - conflicts,
             "conflicts": conflicts,
-            "atomics": m("l1tex__t_requests_pipe_lsu_mem_global_op_red.sum") > 0,
+            "atomics": m("l1tex__t_requests_pipe_lsu_mem_global_op_red.sum") + m("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum") > 0,
             "text": r["text"],
         }
     return out

@@ -7,38 +7,23 @@
 namespace histo {
 namespace {
 
-// What the host did during a watched call.
-struct Activity {
-  unsigned copies_in = 0, memsets_in = 0;  // into the watched range
-  size_t bytes_in = 0;
-  unsigned copies_out = 0;                 // device memory copied to the host during the call
-  size_t bytes_out = 0;
-  unsigned host_accesses = 0;              // the simulator: host code touching device memory
+// What the host did during a watched call: the simulator's runtime sees the copies, the memsets
+// and host code's own accesses of device memory; a GPU build's wrappers (copy_watch.cpp) see
+// the copies and memsets.
+#ifdef HISTO_SIM
+using Activity = histo_sim::HostActivity;
+Activity activity_of(const void* d_begin) { return histo_sim::host_activity(d_begin); }
+#else
+struct Activity : CopyActivity {
+  unsigned host_accesses = 0;
   std::string first_access;
 };
-
-// The copies and memsets the engine saw (histo_sim::HostActivity, or CopyActivity on a GPU).
-template <typename Seen> Activity copies_of(const Seen& a) {
-  Activity seen;
-  seen.copies_in = a.copies_in;
-  seen.memsets_in = a.memsets_in;
-  seen.bytes_in = a.bytes_in;
-  seen.copies_out = a.copies_out;
-  seen.bytes_out = a.bytes_out;
-  return seen;
-}
-
 Activity activity_of(const void* d_begin) {
-#ifdef HISTO_SIM
-  const histo_sim::HostActivity a = histo_sim::host_activity(d_begin);
-  Activity seen = copies_of(a);
-  seen.host_accesses = a.host_accesses;
-  seen.first_access = a.first_access;
+  Activity seen;
+  static_cast<CopyActivity&>(seen) = copy_activity(d_begin);
   return seen;
-#else
-  return copies_of(copy_activity(d_begin));
-#endif
 }
+#endif
 
 }  // namespace
 

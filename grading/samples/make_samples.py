@@ -57,6 +57,10 @@ tests its trick is for):
                      its loads, stores and race from the simulator
   incbin-macro       the skeleton plus an assembler .macro whose body spells .inc\()bin with the
                      solution's path
+  nvcc-twin          lab03: its aggregated kernel written as one atomicAdd per lane, through a
+                     macro that nvcc's pass reads as an add to bin 0 (#ifdef __NVCC__), an address
+                     nvcc makes one leader lane's update: were that word taken, the simulator
+                     would count the lanes it runs on one bin (degenerate data) as one
 Cheats on the graded inputs (each scores at most what the skeleton scores):
   lookup-table       lab01: the skeleton whose launcher launches one block that looks the input up
                      (n and its first 8 bytes) in a table embedded in the source, the histograms
@@ -416,6 +420,17 @@ INCLUDES_FOR = {"getenv": "<cstdlib>", "system": "<cstdlib>", "fork": "<unistd.h
                 "harness-append": "<cstdio>\n#include <string>"}
 
 
+NVCC_TWIN_MACRO = """#ifdef __NVCC__
+#define TWIN_ADD(bins, value) atomicAdd(&(bins)[0], 1u)
+#else
+#define TWIN_ADD(bins, value) atomicAdd(&(bins)[value], 1u)
+#endif
+"""
+NVCC_TWIN_LOOP = """  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    TWIN_ADD(d_bins, d_in[i]);
+"""
+
+
 def cheat(kind, lab, folder, skeleton, solution, grading_out):
     """(relative path in the submission, text or None, symlink target or None) of a cheat."""
     answer = ROOT / "solutions" / folder / f"{folder}.cu"
@@ -462,6 +477,14 @@ def cheat(kind, lab, folder, skeleton, solution, grading_out):
         text = re.sub(r"atomicAdd\(&(d_bins\[[^;]*\]), 1u?\);", r"++\1;", solution, count=1)
         text = re.sub(r"__global__", '__global__ __attribute__((no_sanitize("coverage", "thread")))', text, count=1)
         return name, text, None
+    if kind == "nvcc-twin":
+        if lab != "lab03":
+            sys.exit("nvcc-twin: made for lab03 (its cost test of the aggregated kernel)")
+        body = re.compile(r"(histogram_aggregated_kernel\(.*?// SOLUTION\(lab03\) begin\n).*?(  // SOLUTION\(lab03\) end)", re.S)
+        text, found = body.subn(lambda m: m.group(1) + NVCC_TWIN_LOOP + m.group(2), solution, count=1)
+        if not found:
+            sys.exit("nvcc-twin: no histogram_aggregated_kernel answer in the lab03 solution")
+        return name, NVCC_TWIN_MACRO + text, None
     if kind == "kernel-calls-reference":
         text = replace_first_launch(solution, CALLS_REFERENCE, "#include <vector>\n" + REFERENCE_KERNEL)
         if '#include "histo/reference.hpp"' not in text:

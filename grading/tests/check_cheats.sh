@@ -81,6 +81,10 @@ expect = {  # kind -> what the status of its submission (sNN-KIND) must say
     # thread's reads fail the cost tests, a memcpy increment races.
     "memcpy-read": "fails ",
     "memcpy-racy": "fails ",
+    # nvcc's pass of the source sees other code than the simulator runs: a grading build counts
+    # every lane the simulator runs (sim/src/trace.cpp), so the cost test of the aggregated kernel
+    # fails on degenerate data, as the plain per-lane kernel's does.
+    "nvcc-twin": "fails ",
     "incbin-macro": f"includes a file it may not: solutions/{folder}/{folder}.cu (.incbin in inline assembly)",
     "ctor-exit": "runs code outside the tests: a constructor (",
     "defines-main": "defines main (",
@@ -123,7 +127,8 @@ honest_kinds = {"correct", "correct-constant"}  # kinds that must score every po
 # Tricks on what the simulator counts, made on the solution: they keep the points of the CPU
 # tests and of what the kernel honestly computes (memcpy-read's one thread counts right), and
 # score nothing on the tests (names matched) the trick was for: a plain-load twin's score.
-aimed_at = {"memcpy-read": r"\.sim: cost: ", "memcpy-racy": r"\.sim: "}
+aimed_at = {"memcpy-read": r"\.sim: cost: ", "memcpy-racy": r"\.sim: ",
+            "nvcc-twin": r"\.sim: cost: histogram_aggregated sends one atomic per distinct value"}
 # The run's secret seed (the grader's own timing.json) is in no results.json.
 seed = str(json.loads((out / "timing.json").read_text())["seed"])
 # Lines of the grader's files that a cheat must never get to see: the solution's answers (its
