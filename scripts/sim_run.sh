@@ -3,9 +3,10 @@
 # CUDA Toolkit needed (sim/README.md, "Your own CUDA file").
 #
 # usage: scripts/sim_run.sh [-I DIR]... [--gpu NAME] [--report FILE.csv] [--build-dir DIR]
-#                           FILE.cu [FILE.cu|FILE.cpp]... [-- ARGS...]
-#   FILE            the program's sources: its .cu files and its .cpp files (main may be in either);
-#                   the program is named after the first
+#                           SOURCE [SOURCE]... [-- ARGS...]
+#   SOURCE          the program's sources: its .cu files and its .cpp files (main may be in either),
+#                   or a folder: the .cu and .cpp files in it (not below), and an include
+#                   directory; the program is named after the first (file or folder)
 #   -I DIR          an include directory of the program (as nvcc -I)
 #   --gpu NAME      the GPU the simulator stands in for: h200 (default), a100, t4, rtx4090, or
 #                   small (2 SMs: quickest); its shape sizes the device the program sees
@@ -21,7 +22,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '5,18p' "$0" >&2; exit 2; }
+usage() { sed -n '5,19p' "$0" >&2; exit 2; }
 includes=()
 sources=()
 gpu=h200
@@ -41,6 +42,23 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#sources[@]} -gt 0 ] || usage
+name=""
+if [ -d "${sources[0]}" ]; then  # a target's name: letters, digits, _ . -
+  name=$(basename "$(cd "${sources[0]}" && pwd)" | tr -c 'A-Za-z0-9_.\n-' '_')
+fi
+files=()
+for f in "${sources[@]}"; do
+  if [ -d "$f" ]; then
+    dir=$(cd "$f" && pwd)
+    found=$(find "$dir" -maxdepth 1 -type f \( -name '*.cu' -o -name '*.cpp' -o -name '*.cc' -o -name '*.cxx' \) | LC_ALL=C sort)
+    [ -n "$found" ] || { echo "sim_run.sh: the folder $f holds no .cu or .cpp file" >&2; exit 2; }
+    while IFS= read -r x; do files+=("$x"); done <<< "$found"
+    includes+=("$dir")
+  else
+    files+=("$f")
+  fi
+done
+sources=("${files[@]}")
 for i in "${!sources[@]}"; do
   f=${sources[$i]}
   [ -f "$f" ] || { echo "sim_run.sh: no such file: $f" >&2; exit 2; }
@@ -54,7 +72,7 @@ case "$gpu" in h200|a100|t4|rtx4090|small) ;; *)
   echo "sim_run.sh: unknown GPU '$gpu'; known: h200, a100, t4, rtx4090, small" >&2; exit 2 ;;
 esac
 
-name=$(basename "${source%.*}")
+[ -n "$name" ] || name=$(basename "${source%.*}")
 if [ -z "$build" ] && [ -n "${HISTO_SIM_RUN_DIR:-}" ]; then
   build=$HISTO_SIM_RUN_DIR
 elif [ -z "$build" ]; then
@@ -67,7 +85,7 @@ command -v ninja > /dev/null && [ ! -f "$build/CMakeCache.txt" ] && generator=(-
 include_list=$(IFS=';'; echo "${includes[*]:-}")
 source_list=$(IFS=';'; echo "${sources[*]}")
 if ! cmake -S "$repo/sim/run" -B "$build" "${generator[@]}" -DHISTO_SIM_RUN_SOURCE="$source_list" \
-     -DHISTO_SIM_RUN_INCLUDES="$include_list" > "$build/configure.log" 2>&1; then
+     -DHISTO_SIM_RUN_INCLUDES="$include_list" -DHISTO_SIM_RUN_NAME="$name" > "$build/configure.log" 2>&1; then
   cat "$build/configure.log" >&2
   echo "sim_run.sh: configuring the simulator build failed ($build)" >&2
   exit 1
