@@ -666,6 +666,28 @@ inline T atomicCAS(T* address, U compare, V value, HISTO_SIM_WHERE) {
   __atomic_compare_exchange_n(address, &expected, T(value), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return expected;
 }
+// The scoped forms (sm_60): atomic among the block's threads (_block), or with the host and other
+// devices too (_system). Every atomic here is atomic to every thread: each is its plain form.
+#define HISTO_SIM_SCOPED(name, scope)                                                   \
+  template <typename T, typename U>                                                     \
+  inline T name##scope(T* address, U value, HISTO_SIM_WHERE) {                          \
+    return name(address, value, file, line);                                            \
+  }
+#define HISTO_SIM_SCOPES(name) HISTO_SIM_SCOPED(name, _block) HISTO_SIM_SCOPED(name, _system)
+HISTO_SIM_SCOPES(atomicAdd) HISTO_SIM_SCOPES(atomicSub) HISTO_SIM_SCOPES(atomicExch)
+HISTO_SIM_SCOPES(atomicMax) HISTO_SIM_SCOPES(atomicMin) HISTO_SIM_SCOPES(atomicInc)
+HISTO_SIM_SCOPES(atomicDec) HISTO_SIM_SCOPES(atomicAnd) HISTO_SIM_SCOPES(atomicOr)
+HISTO_SIM_SCOPES(atomicXor)
+#undef HISTO_SIM_SCOPES
+#undef HISTO_SIM_SCOPED
+template <typename T, typename U, typename V>
+inline T atomicCAS_block(T* address, U compare, V value, HISTO_SIM_WHERE) {
+  return atomicCAS(address, compare, value, file, line);
+}
+template <typename T, typename U, typename V>
+inline T atomicCAS_system(T* address, U compare, V value, HISTO_SIM_WHERE) {
+  return atomicCAS(address, compare, value, file, line);
+}
 #undef HISTO_SIM_WHERE
 
 // ---- Loads and bit intrinsics ----------------------------------------------------------------

@@ -14,6 +14,7 @@
 //                  code, runs there too (one pass): its device intrinsic says so.
 //   helper_guards  what NVIDIA's helper headers (helper_cuda.h) test and ask of the runtime: the
 //                  guards of its headers, the compute mode, clock rate and integrated attributes.
+//   scoped_atomics every atomic's _block and _system forms (sm_60), and their results.
 //   large_inputs   histo_sim::LargeInputs (the graders' inputs of gigabytes): 5 GiB of two memset
 //                  runs, read by a kernel either side of 2^32, hold a few MiB of the host's
 //                  memory; a kernel's write to a shared page changes that byte only; outside the
@@ -53,6 +54,23 @@ __global__ void far_out_of_bounds(unsigned* d_out) {
 }
 
 // Each warp reduces its lanes' values with sm_80's reductions where the architecture has them.
+__global__ void scoped_atomics(unsigned* w, int* s, float* f) {
+  const unsigned t = threadIdx.x;
+  atomicAdd_block(&w[0], 1u);
+  atomicAdd_system(&w[1], 2u);
+  atomicSub_block(&w[2], 1u);
+  atomicExch_system(&w[3], 7u);
+  atomicMax_block(&s[0], int(t));
+  atomicMin_system(&s[1], -int(t));
+  atomicInc_block(&w[4], 1000u);
+  atomicDec_system(&w[5], 1000u);
+  atomicCAS_block(&w[6], 0u, 5u);
+  atomicAnd_system(&w[7], ~(1u << (t % 32)));
+  atomicOr_block(&w[8], 1u << (t % 32));
+  atomicXor_system(&w[9], 1u);
+  atomicAdd_block(&f[0], 0.5f);
+}
+
 __global__ void arch_reduce(int* d_out) {
   const int v = int(threadIdx.x) - 16;
 #if __CUDA_ARCH__ >= 800
@@ -145,6 +163,21 @@ int main(int argc, char** argv) {
     const cudaError_t copy = cudaMemcpy(out, d_out, sizeof(out), cudaMemcpyDeviceToHost);
     std::printf("%s: __CUDA_ARCH__ %d, sum %d, min %d, max %d, and/or/xor %s\n",
                 cudaGetErrorName(copy), out[0], out[1], out[2], out[3], out[4] ? "right" : "wrong");
+  } else if (std::strcmp(which, "scoped_atomics") == 0) {
+    // 64 threads from w = {0, ..., 0, ~0 at 7}, s = {0, 0}, f = 0.
+    const unsigned start[10] = {0, 0, 0, 0, 0, 0, 0, ~0u, 0, 0};
+    cudaMemcpy(d_out, start, sizeof start, cudaMemcpyHostToDevice);
+    cudaMemset(d_out + 10, 0, 3 * sizeof(unsigned));
+    scoped_atomics<<<1, 64>>>(d_out, reinterpret_cast<int*>(d_out + 10), reinterpret_cast<float*>(d_out + 12));
+    unsigned w[13] = {};
+    const cudaError_t copy = cudaMemcpy(w, d_out, sizeof w, cudaMemcpyDeviceToHost);
+    const unsigned want[12] = {64, 128, 0u - 64, 7, 64, 937, 5, 0, ~0u, 0, 63, unsigned(-63)};
+    float sum;
+    std::memcpy(&sum, &w[12], sizeof sum);
+    int wrong = 0;
+    for (int k = 0; k < 12; ++k)
+      if (w[k] != want[k]) std::printf("word %d is %u, expected %u\n", k, w[k], want[k]), ++wrong;
+    std::printf("%s: scoped atomics %s, float sum %g\n", cudaGetErrorName(copy), wrong ? "wrong" : "right", sum);
   } else if (std::strcmp(which, "host_arch") == 0) {
     try {
       std::printf("lowest bit of 8 on the host: %d\n", lowest_bit(8));
@@ -185,7 +218,7 @@ int main(int argc, char** argv) {
     const cudaError_t c = cudaMalloc(&d_in, bytes);
     std::printf("outside: %s\n", cudaGetErrorName(c));
   } else {
-    std::printf("usage: runtime_calls async_copy|shuffle_mask|illegal_address|cuda_arch|host_arch|helper_guards|large_inputs\n");
+    std::printf("usage: runtime_calls async_copy|shuffle_mask|illegal_address|cuda_arch|scoped_atomics|host_arch|helper_guards|large_inputs\n");
     return 2;
   }
   cudaFree(d_out);
