@@ -269,8 +269,8 @@ CostCounts count_cost(const Variant& variant, Dataset dataset, size_t n, uint64_
   c.blocks = metric_sum(call, {"launch__grid_size"}, what);
   c.load_requests = metric_sum(call, {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"}, what);
   c.load_sectors = metric_sum(call, {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"}, what);
-  // The simulator counts every global atomic as a reduction (RED, what nvcc emits when the
-  // result is unused); the GPU counts ATOM and RED apart: both together compare.
+  // Both kinds of global atomic together, ATOM and RED, as the simulator's cost tests count them
+  // (which of the two an atomic is depends on whether its result is used, not on its cost).
   c.atomic_requests = metric_sum(call, {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
                                         "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"}, what);
   c.atomic_passes = metric_sum(call, {"l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
