@@ -7,11 +7,14 @@
 // name that intrinsic and the line of the call in the program.
 //
 // Supported: this_thread_block(), thread_block, tiled_partition<N>(block or tile) for N = 1, 2,
-// 4, 8, 16, 32 (thread_block_tile<N>), coalesced_threads() (coalesced_group), thread_group as a
-// parameter type, cg::sync(group); cg::reduce in <cooperative_groups/reduce.h>. Anything else
-// fails to compile: grid-wide groups (this_grid(), grid.sync()) and run-time tile sizes with a
-// static_assert that says so, the rest (multi-grid and cluster groups, scan, memcpy_async,
-// labeled and binary partitions) as an unknown name. See sim/README.md.
+// 4, 8, 16, 32 (thread_block_tile<N>) and, as CUDA has them, tiles of several warps (N = 64, 128,
+// 256, 512: sync, shfl, any, all, each a wait of the whole tile in the scheduler,
+// tile_collective), coalesced_threads() (coalesced_group), thread_group as a parameter type,
+// cg::sync(group); cg::reduce in <cooperative_groups/reduce.h>; this_grid()'s ranks and sizes;
+// labeled_partition and binary_partition of a coalesced group or a tile of one warp (the lanes
+// with the same label, as a coalesced group). Anything else fails to compile: a grid-wide
+// barrier (grid.sync()) and run-time tile sizes with a static_assert that says so, the rest
+// (multi-grid and cluster groups, scan, memcpy_async) as an unknown name. See sim/README.md.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -77,6 +80,8 @@ class thread_group {
   void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
     if (block_)
       ::histo_sim::syncthreads(file, line);
+    else if (size_ > 32)
+      (void)::histo_sim::tile_collective(::histo_sim::WarpOp::syncwarp, size_, 0, 0, file, line);
     else
       (void)details::vote(::histo_sim::WarpOp::syncwarp, mask_, 0, file, line);
   }
@@ -88,7 +93,7 @@ class thread_group {
  private:
   bool block_;
   unsigned mask_;  // a warp's group: its lanes
-  unsigned size_, rank_;
+  unsigned size_, rank_;  // a group of more than 32 threads, not the block: a tile of several warps
 };
 
 // The thread block (this_thread_block()).
@@ -114,8 +119,7 @@ class thread_block : public thread_group {
 
 inline thread_block this_thread_block() { return thread_block(); }
 
-// The scratch memory CUDA's tiles of more than 32 threads need: accepted, but such tiles are not
-// simulated (tiled_partition<N> with N > 32 fails to compile).
+// The scratch memory CUDA's tiles of several warps use: accepted; the simulator's tiles need none.
 template <unsigned MaxBlockSize = 1024>
 struct block_tile_memory {};
 template <typename Memory>
@@ -123,15 +127,13 @@ thread_block this_thread_block(Memory&) {
   return thread_block();
 }
 
-// A tile of N threads (N a power of two up to 32) of one warp: lanes [base, base + N).
 template <unsigned N, typename Parent = void>
 class thread_block_tile;
 
+namespace details {
+// A tile of N threads (N a power of two up to 32) of one warp: lanes [base, base + N).
 template <unsigned N>
-class thread_block_tile<N, void> : public thread_group {
-  static_assert(N == 1 || N == 2 || N == 4 || N == 8 || N == 16 || N == 32,
-                "CPU simulator: thread_block_tile<N> and tiled_partition<N> take N = 1, 2, 4, 8, 16 or 32: "
-                "tiles of more than one warp (N = 64 .. 1024, with block_tile_memory) are not simulated");
+class warp_tile : public thread_group {
   using Op = ::histo_sim::WarpOp;
 
  public:
@@ -194,11 +196,62 @@ class thread_block_tile<N, void> : public thread_group {
   }
 
  protected:
-  thread_block_tile(unsigned meta_rank, unsigned meta_size)
+  warp_tile(unsigned meta_rank, unsigned meta_size)
       : thread_group(false, build_mask(), N, thread_rank()), meta_rank_(meta_rank), meta_size_(meta_size) {}
 
  private:
   unsigned meta_rank_, meta_size_;
+};
+
+// A tile of N threads of several warps (N = 64, 128, 256, 512), threads [base, base + N) of the
+// block, with what CUDA gives such tiles: sync, shfl of a value of up to 8 bytes, any, all.
+template <unsigned N>
+class multi_warp_tile : public thread_group {
+  using Op = ::histo_sim::WarpOp;
+
+ public:
+  static unsigned size() { return N; }
+  static unsigned num_threads() { return N; }
+  static unsigned thread_rank() { return block_rank() & (N - 1); }
+  unsigned meta_group_rank() const { return meta_rank_; }
+  unsigned meta_group_size() const { return meta_size_; }
+  static void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    (void)::histo_sim::tile_collective(Op::syncwarp, N, 0, 0, file, line);
+  }
+  template <typename T>
+  T shfl(const T& value, unsigned src_rank, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+                  "Collectives with tiles larger than 32 threads are limited to types of up to 8 bytes");
+    return ::histo_sim::from_bits<T>(
+        ::histo_sim::tile_collective(Op::shfl, N, ::histo_sim::to_bits(value), int(src_rank), file, line));
+  }
+  int any(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return int(::histo_sim::tile_collective(Op::any, N, predicate ? 1 : 0, 0, file, line));
+  }
+  int all(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return int(::histo_sim::tile_collective(Op::all, N, predicate ? 1 : 0, 0, file, line));
+  }
+
+ protected:
+  multi_warp_tile(unsigned meta_rank, unsigned meta_size)
+      : thread_group(false, 0, N, thread_rank()), meta_rank_(meta_rank), meta_size_(meta_size) {}
+
+ private:
+  unsigned meta_rank_, meta_size_;
+};
+}  // namespace details
+
+template <unsigned N>
+class thread_block_tile<N, void>
+    : public std::conditional_t<(N > 32), details::multi_warp_tile<N>, details::warp_tile<N>> {
+  static_assert(N == 1 || N == 2 || N == 4 || N == 8 || N == 16 || N == 32 || N == 64 || N == 128 ||
+                    N == 256 || N == 512,
+                "CPU simulator, as CUDA: thread_block_tile<N> and tiled_partition<N> take N = 1, 2, 4, 8, "
+                "16, 32, 64, 128, 256 or 512");
+  using Base = std::conditional_t<(N > 32), details::multi_warp_tile<N>, details::warp_tile<N>>;
+
+ protected:
+  thread_block_tile(unsigned meta_rank, unsigned meta_size) : Base(meta_rank, meta_size) {}
 };
 
 // What tiled_partition<N>(parent) returns; it converts to thread_block_tile<N>.
@@ -215,7 +268,7 @@ thread_block_tile<N, thread_block> tiled_partition(const thread_block&) {
 template <unsigned N, unsigned M, typename P>
 thread_block_tile<N, thread_block_tile<M, P>> tiled_partition(const thread_block_tile<M, P>&) {
   static_assert(N <= M, "tiled_partition<N>(tile): a tile splits only into smaller tiles");
-  return thread_block_tile<N, thread_block_tile<M, P>>((details::lane() & (M - 1)) / N, M / N);
+  return thread_block_tile<N, thread_block_tile<M, P>>((details::block_rank() & (M - 1)) / N, M / N);
 }
 template <typename Group>
 thread_group tiled_partition(const Group&, unsigned) {
@@ -227,6 +280,9 @@ thread_group tiled_partition(const Group&, unsigned) {
 
 class coalesced_group;
 inline coalesced_group coalesced_threads(const char* file = __builtin_FILE(), int line = __builtin_LINE());
+namespace details {
+inline coalesced_group coalesced_of(unsigned mask);  // the lanes of `mask`, as a group
+}
 
 // The lanes of the warp that call coalesced_threads() together (as __activemask() sees them).
 class coalesced_group : public thread_group {
@@ -288,11 +344,34 @@ class coalesced_group : public thread_group {
     return out;
   }
   friend coalesced_group coalesced_threads(const char*, int);
+  friend coalesced_group details::coalesced_of(unsigned);
   unsigned mask_, size_;
 };
 
 inline coalesced_group coalesced_threads(const char* file, int line) {
   return coalesced_group(unsigned(details::vote(::histo_sim::WarpOp::activemask, 0, 0, file, line)));
+}
+
+// The lanes of `group` that pass the same label (binary_partition: the same truth value), as a
+// coalesced group: __match_any_sync over the group's lanes.
+inline coalesced_group details::coalesced_of(unsigned mask) { return coalesced_group(mask); }
+template <typename Label>
+coalesced_group labeled_partition(const coalesced_group& group, Label label, const char* file = __builtin_FILE(),
+                                  int line = __builtin_LINE()) {
+  return details::coalesced_of(unsigned(details::vote(::histo_sim::WarpOp::match_any, group.get_mask(),
+                                                ::histo_sim::to_bits(label), file, line)));
+}
+template <unsigned N, typename P, typename Label>
+coalesced_group labeled_partition(const thread_block_tile<N, P>& tile, Label label, const char* file = __builtin_FILE(),
+                                  int line = __builtin_LINE()) {
+  static_assert(N <= 32, "labeled_partition takes a tile of one warp at most");
+  return details::coalesced_of(unsigned(details::vote(::histo_sim::WarpOp::match_any, tile.build_mask(),
+                                                ::histo_sim::to_bits(label), file, line)));
+}
+template <typename Group>
+coalesced_group binary_partition(const Group& group, bool predicate, const char* file = __builtin_FILE(),
+                                 int line = __builtin_LINE()) {
+  return labeled_partition(group, unsigned(predicate), file, line);
 }
 
 // cg::sync(group): the group's barrier.
@@ -301,21 +380,28 @@ void sync(const Group& group, const char* file = __builtin_FILE(), int line = __
   group.sync(file, line);
 }
 
-// Grid-wide groups: the simulator runs a grid's blocks one after another, so a grid-wide barrier
-// could never be passed.
+// The grid (this_grid()): its ranks and sizes. Its sync() is not simulated: the simulator runs
+// a grid's blocks one after another (or a few at once), so a grid-wide barrier could never be
+// passed; a program that calls it does not compile (nor is cudaLaunchCooperativeKernel here).
 class grid_group {
  public:
-  void sync() const {}
-  unsigned long long size() const { return 0; }
-  unsigned long long thread_rank() const { return 0; }
+  static unsigned long long num_threads() { return num_blocks() * details::block_size(); }
+  static unsigned long long size() { return num_threads(); }
+  static unsigned long long thread_rank() { return block_rank() * details::block_size() + details::block_rank(); }
+  static unsigned long long num_blocks() { return 1ull * gridDim.x * gridDim.y * gridDim.z; }
+  static unsigned long long block_rank() { return blockIdx.x + 1ull * gridDim.x * (blockIdx.y + 1ull * gridDim.y * blockIdx.z); }
+  static dim3 block_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  static dim3 dim_blocks() { return gridDim; }
+  static dim3 group_dim() { return gridDim; }
+  template <typename T = void>
+  void sync(const char* = nullptr, int = 0) const {
+    static_assert(details::always_false<T>::value,
+                  "CPU simulator: grid_group::sync() (and cg::sync(grid)) is not simulated: a grid's blocks "
+                  "run one after another, so a grid-wide barrier could never be passed (nor is "
+                  "cudaLaunchCooperativeKernel)");
+  }
 };
-template <typename T = void>
-grid_group this_grid() {
-  static_assert(details::always_false<T>::value,
-                "CPU simulator: cooperative_groups::this_grid() is not simulated: its blocks run one "
-                "after another, so grid.sync() could never return (nor is cudaLaunchCooperativeKernel)");
-  __builtin_unreachable();
-}
+inline grid_group this_grid() { return grid_group(); }
 
 }  // namespace cooperative_groups
 

@@ -69,6 +69,9 @@ void free(void*) noexcept;
 int abs(int) noexcept;
 long labs(long) noexcept;
 long long llabs(long long) noexcept;
+// assert()'s (the C library's, as <assert.h> declares it): in a kernel, CUDA's device-side assert
+// (sim/src/device.cpp).
+[[noreturn]] void __assert_fail(const char*, const char*, unsigned, const char*) noexcept;
 }
 // libstdc++'s overloads (bits/std_abs.h), as it defines them, unless a file included it first
 // (a .cu file's wrapper includes this header first; the simulator's own sources need not).
@@ -124,6 +127,8 @@ extern "C" HISTO_SIM_DEVICE_API clock_t clock() noexcept;
 #define HISTO_SIM_CONSTANT_VARIABLE_READONLY __attribute__((section("histo_constant_ro"), used))
 #define __constant__ HISTO_SIM_CONSTANT_VARIABLE
 #define CUDART_CB
+// The runtime the simulator stands in for (cudaRuntimeGetVersion, cudaDriverGetVersion): 13.0.
+#define CUDART_VERSION 13000
 
 // ---- Vector types (CUDA's, with CUDA's alignments) -------------------------------------------
 struct uint3 { unsigned x, y, z; };
@@ -183,7 +188,9 @@ enum cudaError_t {
   cudaErrorNoKernelImageForDevice = 209,
   cudaErrorUnsupportedPtxVersion = 222,
   cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
+  cudaErrorAssert = 710,
   cudaErrorMisalignedAddress = 716,
   cudaErrorUnknown = 999,
 };
@@ -314,6 +321,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);  // launches complete as they are made: never cudaErrorNotReady
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags = 0);
 
@@ -345,6 +353,40 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* ke
 template <typename T>
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, T* kernel) {
   return cudaFuncGetAttributes(attributes, reinterpret_cast<const void*>(kernel));
+}
+// The block size that keeps the most threads resident per SM, as CUDA's header chooses it (every
+// multiple of 32 up to the kernel's and the device's limit, largest first), and the grid that
+// fills the device with such blocks.
+template <typename T>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size, T* kernel,
+                                               size_t dynamic_shared = 0, int block_size_limit = 0) {
+  int device = 0;
+  cudaDeviceProp prop;
+  cudaFuncAttributes attributes;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, device);
+  if (e == cudaSuccess) e = cudaFuncGetAttributes(&attributes, kernel);
+  if (e != cudaSuccess) return e;
+  if (!min_grid_size || !block_size) return cudaErrorInvalidValue;
+  int limit = prop.maxThreadsPerBlock < attributes.maxThreadsPerBlock ? prop.maxThreadsPerBlock
+                                                                      : attributes.maxThreadsPerBlock;
+  if (block_size_limit > 0 && block_size_limit < limit) limit = block_size_limit;
+  int best_size = 0, best_blocks = 0, best_threads = 0;
+  for (int aligned = (limit + 31) / 32 * 32; aligned > 0; aligned -= 32) {
+    const int size = aligned < limit ? aligned : limit;
+    int blocks = 0;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, size, dynamic_shared);
+    if (e != cudaSuccess) return e;
+    if (blocks * size > best_threads) {
+      best_size = size;
+      best_blocks = blocks;
+      best_threads = blocks * size;
+    }
+    if (best_threads == prop.maxThreadsPerMultiProcessor) break;
+  }
+  *min_grid_size = best_blocks * prop.multiProcessorCount;
+  *block_size = best_size;
+  return cudaSuccess;
 }
 
 // __device__ and __constant__ variables (the symbol is the variable itself, as in CUDA).
@@ -435,6 +477,12 @@ enum class WarpOp { ballot, any, all, match_any, match_all, shfl, shfl_up, shfl_
 // operand, `arg` the source lane, delta or lane mask, `width` the shuffle segment.
 HISTO_SIM_DEVICE_API uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg,
                                               int width, const char* file, int line);
+// A collective of a tile of `size` threads (64, 128, 256 or 512: cooperative groups' tiles of
+// several warps), the threads [t - t % size, + size) of the block: sync (WarpOp::syncwarp), shfl
+// (arg: the source's rank in the tile), any or all. Waits until every thread of the tile arrives
+// at the same operation.
+HISTO_SIM_DEVICE_API uint64_t tile_collective(WarpOp op, unsigned size, uint64_t value, int arg,
+                                              const char* file, int line);
 
 // Runs kernel(args...) on every thread of the grid; stream order is kept by running each launch
 // to completion before it returns. Errors (bad configuration, a deadlock) become the launch's
@@ -750,6 +798,12 @@ template <typename T>
 inline T __ldcv(const T* p) { return __ldg(p); }
 inline int __mul24(int a, int b) { return int((long long)(a << 8 >> 8) * (b << 8 >> 8)); }
 inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xFFFFFFu) * (b & 0xFFFFFFu); }
+inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
+inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+inline long long llmax(long long a, long long b) { return a < b ? b : a; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
 inline int __mulhi(int a, int b) { return int(((long long)a * b) >> 32); }
 inline unsigned __umulhi(unsigned a, unsigned b) { return unsigned(((unsigned long long)a * b) >> 32); }
 inline unsigned __sad(int a, int b, unsigned c) { return c + unsigned(a > b ? a - b : b - a); }

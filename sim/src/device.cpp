@@ -119,7 +119,7 @@ struct IgnoreAccesses {
 // Addresses that stand for CUDA's synchronization points in TSan's happens-before graph.
 // Barriers alternate between two addresses: a thread resumed early may already have arrived at
 // the next barrier before a later thread leaves this one, and must not hand it that work.
-char g_launch_sync, g_block_sync, g_barrier_sync[2], g_warp_sync[2][32];
+char g_launch_sync, g_block_sync, g_barrier_sync[2], g_warp_sync[2][32], g_tile_sync[2][16];
 void hb_release(void* addr) {
 #ifdef HISTO_SIM_TSAN
   __tsan_release(addr);
@@ -135,7 +135,7 @@ void hb_acquire(void* addr) {
 #endif
 }
 
-enum class State { runnable, at_barrier, at_warp, exited };
+enum class State { runnable, at_barrier, at_warp, at_tile, exited };
 
 struct Worker;
 
@@ -153,15 +153,16 @@ struct Fiber {
   // Where it waits.
   const char* file = nullptr;
   int line = 0;
-  // Its warp collective, while state == at_warp.
+  // Its warp collective, while state == at_warp, or its tile's (of `tile` threads), at_tile.
   WarpOp op = WarpOp::ballot;
+  unsigned tile = 0;
   unsigned mask = 0;
   uint64_t value = 0;
   int arg = 0;
   int width = 32;
   uint64_t result = 0;
   unsigned barriers = 0;   // __syncthreads reached in this block (picks the sync address)
-  unsigned syncwarps = 0;  // likewise for __syncwarp
+  unsigned syncwarps = 0;  // likewise for __syncwarp and a tile's sync
 };
 
 #if defined(HISTO_SIM_TSAN) || defined(HISTO_SIM_ASAN)
@@ -195,6 +196,7 @@ struct Worker {
   uint3 block_idx{0, 0, 0};
   IllegalAccess illegal;  // set by the worker's own fault
   bool runaway = false;   // a LargeInputs launch spent its atomics: fail_runaway_launch
+  std::string assertion;  // a thread's failed assert(), as CUDA prints it: fail_assertion
   // The worker's TLS block of the executable: every __shared__ array lives in it.
   unsigned char* tls_lo = nullptr;
   unsigned char* tls_hi = nullptr;
@@ -368,6 +370,12 @@ const char* op_name(WarpOp op) {
   return "a warp intrinsic";
 }
 
+// A tile collective as the program calls it: "thread_block_tile<64>::sync()".
+std::string tile_op_name(const Fiber& f) {
+  const char* op = f.op == WarpOp::syncwarp ? "sync" : f.op == WarpOp::shfl ? "shfl" : f.op == WarpOp::any ? "any" : "all";
+  return "thread_block_tile<" + std::to_string(f.tile) + ">::" + op + "()";
+}
+
 std::string base_name(const char* file) {
   std::string s = file ? file : "?";
   const size_t slash = s.find_last_of('/');
@@ -387,6 +395,9 @@ std::string where(const Fiber& f) {
       if (f.op != WarpOp::activemask) {
         out << " with mask 0x" << std::hex << f.mask << std::dec;
       }
+      break;
+    case State::at_tile:
+      out << "waiting in " << tile_op_name(f) << " (" << base_name(f.file) << ":" << f.line << ")";
       break;
   }
   return out.str();
@@ -538,6 +549,22 @@ struct KernelFaults {
   throw LaunchFailure{out.str(), cudaErrorIllegalAddress};
 }
 
+// ---- A failed assert() in a kernel --------------------------------------------------------------
+// On a GPU it prints where it failed, the kernel stops, and this launch's error and every later
+// call's is cudaErrorAssert. Here __assert_fail (below) records it and leaves the block.
+[[noreturn]] void fail_assertion() {
+  Worker& w = *this_worker();
+  std::string printed;
+  printed.swap(w.assertion);
+  std::ostringstream out;
+  const uint3 b = w.block_idx;
+  out << "CPU simulator: kernel " << kernel_name(g_kernel) << ", block (" << b.x << "," << b.y << "," << b.z
+      << "): a device-side assert failed: " << printed
+      << " On a GPU the kernel stops there, and the launch and every later call of the runtime "
+         "return cudaErrorAssert";
+  throw LaunchFailure{out.str(), cudaErrorAssert};
+}
+
 // ---- Warp collectives --------------------------------------------------------------------------
 uint64_t collective_result(const Fiber& f, Fiber* const* warp, unsigned members) {
   const unsigned lane = f.view.lane;
@@ -669,6 +696,7 @@ bool resolve_warps(Worker& worker) {
       if (!ready) continue;
       for (unsigned j = 0; j < lanes; ++j)
         if (f.mask >> j & 1u) warp[j]->result = collective_result(*warp[j], warp, f.mask);
+      if (f.op == WarpOp::syncwarp) trace::group_synced(first, 32, f.mask);
       for (unsigned j = 0; j < lanes; ++j)
         if (f.mask >> j & 1u) warp[j]->state = State::runnable;
       progress = true;
@@ -677,9 +705,72 @@ bool resolve_warps(Worker& worker) {
   return progress;
 }
 
+// Resolves every tile collective that can complete now (every thread of the tile waits at the
+// same operation); true when one did.
+bool resolve_tiles(Worker& worker) {
+  bool progress = false;
+  for (unsigned first = 0; first < g_threads; ++first) {
+    Fiber& f = *worker.block[first];
+    if (f.state != State::at_tile || first % f.tile != 0) continue;
+    const unsigned n = f.tile;
+    if (first + n > g_threads) {
+      std::ostringstream why;
+      why << "threads " << first << " to " << first + n - 1 << " would form the tile, but the block "
+          << "has " << g_threads << ": on a GPU its sync waits for warps that do not exist. Make the "
+          << "block's size a multiple of the tile's";
+      fail_block("a tile of " + std::to_string(n) + " threads reaches past the end of the block", why.str());
+    }
+    bool ready = true;
+    for (unsigned j = 1; j < n && ready; ++j) {
+      const Fiber& o = *worker.block[first + j];
+      ready = o.state == State::at_tile && o.tile == n && o.op == f.op;
+    }
+    if (!ready) continue;
+    bool any = false, all = true;
+    for (unsigned j = 0; j < n; ++j) {
+      any = any || worker.block[first + j]->value;
+      all = all && worker.block[first + j]->value;
+    }
+    for (unsigned j = 0; j < n; ++j) {
+      Fiber& m = *worker.block[first + j];
+      if (f.op == WarpOp::shfl) {
+        if (m.arg < 0 || unsigned(m.arg) >= n) {
+          std::ostringstream headline;
+          headline << "thread " << m.linear << "'s " << tile_op_name(m) << " (" << base_name(m.file) << ":"
+                   << m.line << ") reads rank " << m.arg << " of a tile of " << n << " threads";
+          fail_block(headline.str(), "a tile's shfl reads a rank from 0 to the tile's size - 1: "
+                                     "what it returns for any other is undefined on a GPU");
+        }
+        m.result = worker.block[first + unsigned(m.arg)]->value;
+      } else {
+        m.result = f.op == WarpOp::any ? any : f.op == WarpOp::all ? all : 0;
+      }
+    }
+    for (unsigned j = 0; j < n; ++j) worker.block[first + j]->state = State::runnable;
+    if (f.op == WarpOp::syncwarp) trace::group_synced(first, n, ~0u);
+    progress = true;
+  }
+  return progress;
+}
+
 // Explains why nothing can move: a lane a collective waits for has left or waits elsewhere, or
 // the block's threads wait at different barriers, or some returned before a barrier.
 [[noreturn]] void fail_stuck_block(const Worker& w) {
+  for (unsigned t = 0; t < g_threads; ++t) {
+    const Fiber& f = w.fibers[t];
+    if (f.state != State::at_tile) continue;
+    for (unsigned j = t - t % f.tile; j < t - t % f.tile + f.tile; ++j) {
+      const Fiber& other = w.fibers[j];
+      if (other.state == State::exited)
+        fail_block(tile_op_name(f) + " waits for a thread that has returned",
+                   "thread " + std::to_string(f.linear) + "'s tile includes thread " + std::to_string(j) +
+                       ", which left the kernel: every thread of a tile must reach the tile's collectives.");
+      if (other.state != State::at_tile || other.tile != f.tile || other.op != f.op)
+        fail_block("threads of a tile disagree at " + tile_op_name(f),
+                   "every thread of a tile must call the same collective; look for a branch or loop "
+                   "bound that differs between the tile's threads.");
+    }
+  }
   for (unsigned t = 0; t < g_threads; ++t) {
     const Fiber& f = w.fibers[t];
     if (f.state != State::at_warp) continue;
@@ -803,9 +894,11 @@ void schedule_block(Worker& w, bool traced) {
         ran = true;
         if (w.illegal.seen) fail_illegal_address();
         if (w.runaway) fail_runaway_launch();
+        if (!w.assertion.empty()) fail_assertion();
       }
     if (ran) continue;
     if (resolve_warps(w)) continue;
+    if (resolve_tiles(w)) continue;
     unsigned waiting = 0, exited = 0;
     const Fiber* first_waiting = nullptr;
     bool same_line = true;
@@ -893,23 +986,27 @@ void device_only_on_host(const char* intrinsic) {
                          "branch too; a branch that needs no intrinsic works on both sides");
 }
 
-uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int width,
-                         const char* file, int line) {
-  if (!running_thread())
-    device_only_on_host((op_name(op) + (" (" + base_name(file) + ":" + std::to_string(line) + ")")).c_str());
+namespace {
+// Parks the running thread at a collective (at_warp: of the lanes of `mask`; at_tile: of its tile
+// of `tile` threads) until the scheduler resolves it, and returns its result. For TSan a sync
+// (op syncwarp) orders what its threads did before it, through one of two addresses (sync_pair
+// and sync_pair + stride, in turn: see g_barrier_sync).
+uint64_t wait_collective(State state, WarpOp op, unsigned mask, unsigned tile, uint64_t value, int arg,
+                         int width, const char* file, int line, char* sync_pair, size_t stride) {
   Fiber& f = current_fiber();
   {
     IgnoreAccesses ignore;
-    f.state = State::at_warp;
+    f.state = state;
     f.op = op;
     f.mask = mask;
+    f.tile = tile;
     f.value = value;
     f.arg = arg;
     f.width = (width > 0 && width <= 32 && (width & (width - 1)) == 0) ? width : 32;
     f.file = file;
     f.line = line;
   }
-  void* sync = &g_warp_sync[f.syncwarps % 2][(f.linear / 32) % 32];
+  void* sync = sync_pair + (f.syncwarps % 2) * stride;
   if (op == WarpOp::syncwarp) {
     ++f.syncwarps;
     hb_release(sync);
@@ -918,6 +1015,23 @@ uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int 
   if (op == WarpOp::syncwarp) hb_acquire(sync);
   IgnoreAccesses ignore;
   return f.result;
+}
+}  // namespace
+
+uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int arg, int width,
+                         const char* file, int line) {
+  if (!running_thread())
+    device_only_on_host((op_name(op) + (" (" + base_name(file) + ":" + std::to_string(line) + ")")).c_str());
+  return wait_collective(State::at_warp, op, mask, 0, value, arg, width, file, line,
+                         &g_warp_sync[0][current_fiber().linear / 32 % 32], sizeof g_warp_sync[0]);
+}
+
+uint64_t tile_collective(WarpOp op, unsigned size, uint64_t value, int arg, const char* file, int line) {
+  if (!running_thread())
+    device_only_on_host(("thread_block_tile<" + std::to_string(size) + "> (" + base_name(file) + ":" +
+                         std::to_string(line) + ")").c_str());
+  return wait_collective(State::at_tile, op, 0, size, value, arg, 32, file, line,
+                         &g_tile_sync[0][current_fiber().linear / size % 16], sizeof g_tile_sync[0]);
 }
 
 // ---- The device thread, its helpers, and launches ----------------------------------------------
@@ -1196,3 +1310,25 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
 }
 
 }  // namespace histo_sim
+
+// assert() of the C library: in a kernel's thread, CUDA's device-side assert (fail_assertion);
+// elsewhere the C library's own behaviour.
+extern "C" [[noreturn]] void __assert_fail(const char* assertion, const char* file, unsigned line,
+                                           const char* function) noexcept {
+  using namespace histo_sim;
+  Worker* w = this_worker();
+  if (w && w->running && running_thread()) {
+    Fiber& f = *w->running;
+    std::ostringstream out;
+    const uint3 b = w->block_idx, t = f.view.thread_idx;
+    out << file << ":" << line << ": " << function << ": block: [" << b.x << "," << b.y << "," << b.z
+        << "], thread: [" << t.x << "," << t.y << "," << t.z << "] Assertion `" << assertion << "` failed.";
+    std::fprintf(stderr, "%s\n", out.str().c_str());
+    if (w->assertion.empty()) w->assertion = out.str();
+    f.state = State::exited;  // never resumed: the scheduler fails the launch
+    yield_to_scheduler(f);
+  } else {
+    std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, assertion);
+  }
+  std::abort();
+}

@@ -1,6 +1,7 @@
 // The hazard checks: a reader of the access trace (trace.hpp) that finds, per launch,
-//   - shared-memory races: two threads of a block touching one byte between the same two
-//     barriers, at least one writing, not both atomically (compute-sanitizer racecheck's rule);
+//   - shared-memory races: two threads of a block touching one byte with no barrier between
+//     them, at least one writing, not both atomically (compute-sanitizer racecheck's rule). A
+//     barrier is a __syncthreads, or a __syncwarp or a tile's sync that both threads passed;
 //   - reads of shared memory that no thread of the block wrote since the block began
 //     (initcheck's rule), atomics included: counting into bins never zeroed;
 //   - reads of device memory never written since cudaMalloc (initcheck's rule), atomics
@@ -8,13 +9,13 @@
 //     cudaMemcpy or cudaMemset reached and those a kernel stored to or updated atomically; the
 //     shadow of written bytes is kept per allocation (DeviceShadow, internal.hpp). The graders'
 //     poisoned output (histo_sim::poisoned) counts as never written: poison stands for garbage;
-//   - global-memory races: a plain write to a 4-byte word that another thread of the launch
-//     also reads or writes, unless both are in one block with a barrier between them (words,
-//     not bytes: the labs write global memory only as 32- and 64-bit counters).
+//   - global-memory races: a plain write to memory that another thread of the launch also
+//     reads or writes, unless both are in one block with a barrier between them (by 4-byte
+//     words for aligned accesses of 4 bytes or more, by bytes for smaller ones).
 // Each becomes one sentence naming the memory (the __shared__ variable and element, from the
 // executable's symbol table; the buffer, by the line that cudaMalloc'd it), the threads, the
-// source lines and the barrier interval; the launch then fails with it (a hazard fails a test
-// even when its bins are right).
+// source lines and the barrier interval (__syncthreads passed); the launch then fails with it
+// (a hazard fails a test even when its bins are right).
 // On only where the trace sees plain loads and stores (a Clang build, and only for kernels whose
 // source carries the hooks: the labs'); HISTO_SIM_HAZARDS=0 turns it off, except in a grading
 // build (HISTO_SIM_HAZARDS_ALWAYS).
@@ -47,10 +48,12 @@ struct ByteState {
   unsigned generation = 0;  // shared: the block this state belongs to (older ones are stale)
   unsigned writer = kNone;  // thread (shared) or block * 65536 + thread (global)
   unsigned write_interval = 0;
+  unsigned write_syncs = 0;  // the writer's warp and tile barriers before it (trace::Access::syncs)
   uintptr_t write_site = 0;
   bool write_atomic = false;
   unsigned reader = kNone;
   unsigned read_interval = 0;
+  unsigned read_syncs = 0;
   uintptr_t read_site = 0;
 };
 
@@ -161,6 +164,7 @@ class Hazards final : public trace::Consumer {
   void begin_launch(const void*, unsigned, unsigned block) override {
     block_threads_ = block;
     global_.clear();
+    split_.clear();
     written_lo_ = ~uint64_t(0);
     written_hi_ = 0;
     findings_.clear();
@@ -216,10 +220,12 @@ class Hazards final : public trace::Consumer {
           if (a.kind == trace::Kind::load) {
             t.reader = f.reader;
             t.read_interval = f.read_interval;
+            t.read_syncs = f.read_syncs;
             t.read_site = f.read_site;
           } else {
             t.writer = f.writer;
             t.write_interval = f.write_interval;
+            t.write_syncs = f.write_syncs;
             t.write_site = f.write_site;
             t.write_atomic = f.write_atomic;
           }
@@ -230,8 +236,7 @@ class Hazards final : public trace::Consumer {
       for (unsigned b = 0; b < a.bytes; ++b) shared_byte(a, a.address + b);
     } else {
       if (a.shadow) initcheck(a);
-      // Global memory by 4-byte words: the labs write it only as 32- and 64-bit counters.
-      for (uint64_t w = a.address / 4; w <= (a.address + a.bytes - 1) / 4; ++w) global_byte(a, w * 4);
+      global_access(a);
     }
   }
   void end_launch() override {}
@@ -312,7 +317,8 @@ class Hazards final : public trace::Consumer {
         << " and thread " << other << " " << verb(other_kind) << " it ("
         << source_line(other_site) << ") with no __syncthreads() between them (both after "
         << interval << " barrier(s) of the block). Likely cause: a missing or misplaced "
-        << "__syncthreads() between those two lines, or a plain access where an atomic is needed";
+        << (a.thread / 32 == other / 32 ? "__syncwarp() or __syncthreads()" : "__syncthreads()")
+        << " between those two lines, or a plain access where an atomic is needed";
     report(a.site, out.str());
   }
 
@@ -322,7 +328,8 @@ class Hazards final : public trace::Consumer {
     for (unsigned b = 1; b < n; ++b) {
       const ByteState& t = shared_[offset + b];
       if (t.generation != f.generation || t.writer != f.writer || t.write_interval != f.write_interval ||
-          t.write_atomic != f.write_atomic || t.reader != f.reader || t.read_interval != f.read_interval ||
+          t.write_syncs != f.write_syncs || t.write_atomic != f.write_atomic || t.reader != f.reader ||
+          t.read_interval != f.read_interval || t.read_syncs != f.read_syncs ||
           (f.generation == generation_ && f.writer == kNone &&
            unwritten_[offset + b].generation != unwritten_[offset].generation))
         return false;
@@ -374,71 +381,105 @@ class Hazards final : public trace::Consumer {
       unwritten_offsets_.push_back(offset);
     }
     bool raced = false;
-    if (s.writer != kNone && s.writer != a.thread && s.write_interval == a.interval &&
-        !(atomic && s.write_atomic)) {
+    if (s.writer != kNone && s.writer != a.thread && !(atomic && s.write_atomic) &&
+        !before(s.writer, s.write_interval, s.write_syncs, a)) {
       raced = true;
       mark_raced(offset);
       race(a, "shared-memory", offset, s.writer, s.write_site,
            s.write_atomic ? trace::Kind::atomic : trace::Kind::store, a.interval);
     } else if (a.kind != trace::Kind::load && s.reader != kNone && s.reader != a.thread &&
-               s.read_interval == a.interval) {
+               !before(s.reader, s.read_interval, s.read_syncs, a)) {
       raced = true;
       mark_raced(offset);
       race(a, "shared-memory", offset, s.reader, s.read_site, trace::Kind::load, a.interval);
     }
     if (a.kind == trace::Kind::load) {
-      if (s.reader == kNone || s.read_interval != a.interval) {
+      if (s.reader == kNone || before(s.reader, s.read_interval, s.read_syncs, a)) {
         s.reader = a.thread;
         s.read_interval = a.interval;
+        s.read_syncs = a.syncs;
         s.read_site = a.site;
       }
     } else {
       s.writer = a.thread;
       s.write_interval = a.interval;
+      s.write_syncs = a.syncs;
       s.write_site = a.site;
       s.write_atomic = atomic;
     }
     return raced;
   }
 
-  void global_byte(const trace::Access& a, uint64_t address) {
-    const bool atomic = a.kind == trace::Kind::atomic;
-    const unsigned me = block_ * 65536u + a.thread;
-    if (a.kind == trace::Kind::load) {
-      // Reads of what the launch never wrote (the input) cannot race: most loads stop here.
-      if (address < written_lo_ || address >= written_hi_) return;
-      const auto it = global_.find(address);
-      if (it == global_.end()) return;  // reads of what the launch never wrote: no race
-      ByteState& s = it->second;
-      if (s.writer != kNone && s.writer != me && !s.write_atomic && !ordered(s.writer, s.write_interval, a))
-        race_global(a, address, s.writer, s.write_site, trace::Kind::store);
-      if (s.reader == kNone) {
-        s.reader = me;
-        s.read_interval = a.interval;
-        s.read_site = a.site;
+  // An access of 4 bytes or more, 4-byte aligned, by words (the labs' counters); a smaller or
+  // unaligned one by bytes (a bool or char array, whose neighbouring bytes do not race). A word
+  // some thread wrote by bytes (split_) is judged against those bytes too.
+  void global_access(const trace::Access& a) {
+    if (a.bytes >= 4 && a.address % 4 == 0) {
+      for (uint64_t w = a.address; w < a.address + a.bytes; w += 4) {
+        global_entry(a, w, w, true);
+        if (split_.count(w))
+          for (uint64_t b = w; b < w + 4; ++b) global_entry(a, b | kByteKey, b, false);
       }
       return;
     }
-    written_lo_ = std::min(written_lo_, address);
-    written_hi_ = std::max(written_hi_, address + 1);
-    ByteState& s = global_[address];
+    for (uint64_t b = a.address; b < a.address + a.bytes; ++b) {
+      global_entry(a, b & ~uint64_t(3), b, false);
+      global_entry(a, b | kByteKey, b, true);
+      if (a.kind != trace::Kind::load) split_.insert(b & ~uint64_t(3));
+    }
+  }
+
+  // Access a against one entry of global_ (a word's, or a byte's: key | kByteKey) at `address`;
+  // `record`: the entry then remembers a.
+  void global_entry(const trace::Access& a, uint64_t key, uint64_t address, bool record) {
+    const bool atomic = a.kind == trace::Kind::atomic;
+    const unsigned me = block_ * 65536u + a.thread;
+    if (a.kind == trace::Kind::load || !record) {
+      // Reads of what the launch never wrote (the input) cannot race: most loads stop here.
+      if (address < written_lo_ || address >= written_hi_) return;
+      const auto it = global_.find(key);
+      if (it == global_.end()) return;
+      ByteState& s = it->second;
+      if (a.kind == trace::Kind::load) {
+        if (s.writer != kNone && s.writer != me && !s.write_atomic && !ordered(s.writer, s.write_interval, s.write_syncs, a))
+          race_global(a, address, s.writer, s.write_site, trace::Kind::store);
+        if (record && (s.reader == kNone || ordered(s.reader, s.read_interval, s.read_syncs, a))) {
+          s.reader = me;
+          s.read_interval = a.interval;
+          s.read_syncs = a.syncs;
+          s.read_site = a.site;
+        }
+        return;
+      }
+    }
+    if (record) {
+      written_lo_ = std::min(written_lo_, address);
+      written_hi_ = std::max(written_hi_, address + 1);
+    }
+    ByteState& s = global_[key];
     if (s.writer != kNone && s.writer != me && !(atomic && s.write_atomic) &&
-        !ordered(s.writer, s.write_interval, a))
+        !ordered(s.writer, s.write_interval, s.write_syncs, a))
       race_global(a, address, s.writer, s.write_site,
                   s.write_atomic ? trace::Kind::atomic : trace::Kind::store);
-    else if (!atomic && s.reader != kNone && s.reader != me && !ordered(s.reader, s.read_interval, a))
+    else if (!atomic && s.reader != kNone && s.reader != me && !ordered(s.reader, s.read_interval, s.read_syncs, a))
       race_global(a, address, s.reader, s.read_site, trace::Kind::load);
-    if (!(s.writer != kNone && !s.write_atomic && atomic)) {
+    if (record && !(s.writer != kNone && !s.write_atomic && atomic)) {
       s.writer = me;
       s.write_interval = a.interval;
+      s.write_syncs = a.syncs;
       s.write_site = a.site;
       s.write_atomic = atomic;
     }
   }
 
-  // Two accesses of one block with a barrier between them are ordered; of two blocks, never.
-  bool ordered(unsigned other, unsigned other_interval, const trace::Access& a) const {
-    return other / 65536u == block_ && other_interval != a.interval;
+  // Two accesses of one thread block are ordered when a barrier lies between them: a
+  // __syncthreads (they are in different barrier intervals), or a __syncwarp or tile's sync
+  // that both threads passed (trace::synced_between); of two blocks, never.
+  bool before(unsigned other, unsigned other_interval, unsigned other_syncs, const trace::Access& a) const {
+    return other_interval != a.interval || trace::synced_between(other, other_syncs, a.thread, a.syncs);
+  }
+  bool ordered(unsigned other, unsigned other_interval, unsigned other_syncs, const trace::Access& a) const {
+    return other / 65536u == block_ && before(other % 65536u, other_interval, other_syncs, a);
   }
 
   void race_global(const trace::Access& a, uint64_t address, unsigned other, uintptr_t other_site,
@@ -475,6 +516,8 @@ class Hazards final : public trace::Consumer {
   // By 4-byte word: the generation in which the word is whole (word_access), else 0.
   std::vector<unsigned> whole_;
   std::unordered_map<uint64_t, ByteState> global_;
+  static constexpr uint64_t kByteKey = uint64_t(1) << 63;  // a byte's entry, not a word's
+  std::unordered_set<uint64_t> split_;  // words written by bytes in this launch
   uint64_t written_lo_ = ~uint64_t(0), written_hi_ = 0;  // global bytes the launch wrote
   struct Finding {
     std::string line;      // file:line of the access that found it

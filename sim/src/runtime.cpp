@@ -201,7 +201,7 @@ void say_unsaid_at_exit() {
 
 void set_launch_fault(cudaError_t code, const std::string& detail) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (code == cudaErrorIllegalAddress && g_sticky == cudaSuccess) {
+  if ((code == cudaErrorIllegalAddress || code == cudaErrorAssert) && g_sticky == cudaSuccess) {
     g_sticky = code;
     g_detail[code] = detail;
   }
@@ -793,11 +793,11 @@ cudaError_t cudaDeviceReset() {
   return cudaSuccess;
 }
 cudaError_t cudaRuntimeGetVersion(int* version) {
-  *version = 13000;
+  *version = CUDART_VERSION;
   return cudaSuccess;
 }
 cudaError_t cudaDriverGetVersion(int* version) {
-  *version = 13000;
+  *version = CUDART_VERSION;
   return cudaSuccess;
 }
 
@@ -820,6 +820,8 @@ const char* cudaGetErrorName(cudaError_t error) {
     case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorNotReady: return "cudaErrorNotReady";
+    case cudaErrorAssert: return "cudaErrorAssert";
     default: return "cudaErrorUnknown";
   }
 }
@@ -839,6 +841,8 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorAssert: return "device-side assert triggered";
     default: return "unknown error";
   }
 }
@@ -888,6 +892,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (!event) return cudaErrorInvalidResourceHandle;
   return synchronized();
 }
+cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
   if (!start || !stop || !start->recorded || !stop->recorded) return cudaErrorInvalidResourceHandle;
   *ms = std::chrono::duration<float, std::milli>(stop->time - start->time).count();

@@ -55,6 +55,15 @@ std::unordered_map<uint64_t, uint32_t> g_site_ids;  // (code address, space) -> 
 bool g_group = false;                      // a reader wants requests
 std::vector<Consumer*> g_access_readers;   // readers that want every access
 unsigned g_interval = 0;                   // barriers the running block has passed
+// The block's warp and tile barriers (group_synced), in the order they completed, and per thread
+// the ones it passed (indices into g_syncs); kept only for readers of every access.
+struct GroupSync {
+  unsigned first, count, mask;
+  bool has(unsigned t) const { return t >= first && t - first < count && (count > 32 || (mask >> (t - first) & 1u)); }
+};
+std::vector<GroupSync> g_syncs;
+std::vector<std::vector<uint32_t>> g_synced;
+bool g_tile_synced = false;  // a barrier of more than one warp: threads of two warps may be ordered
 std::vector<uintptr_t> g_site_address;
 uint64_t g_block_budget = 0;    // 0: every request is recorded (set_block_budget)
 uint64_t g_block_requests = 0;  // requests the running block made so far
@@ -139,7 +148,8 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
   }
   const unsigned thread = g_current->linear;
   if (!g_access_readers.empty()) {
-    const Access access{thread, space, kind, bytes, address, code, g_interval, shadow};
+    const Access access{thread, space, kind, bytes, address, code, g_interval,
+                        unsigned(g_synced[thread].size()), shadow};
     for (Consumer* c : g_access_readers) c->access(access);
   }
   if (!g_group) return;
@@ -349,11 +359,36 @@ void begin_block(unsigned block, unsigned threads, const void* shared_lo, const 
       w.groups.clear();
     }
   }
+  if (!g_access_readers.empty()) {
+    g_syncs.clear();
+    g_synced.resize(threads);
+    for (std::vector<uint32_t>& s : g_synced) s.clear();
+    g_tile_synced = false;
+  }
   for (Consumer* c : g_access_readers) c->begin_block(block);
   g_on = true;
 }
 
 void barrier_released() { ++g_interval; }
+
+void group_synced(unsigned first, unsigned count, unsigned mask) {
+  if (!g_on || g_access_readers.empty()) return;
+  const GroupSync sync{first, count, mask};
+  g_syncs.push_back(sync);
+  g_tile_synced = g_tile_synced || count > 32;
+  for (unsigned t = first; t < first + count && t < g_synced.size(); ++t)
+    if (sync.has(t)) g_synced[t].push_back(uint32_t(g_syncs.size() - 1));
+}
+
+bool synced_between(unsigned a, unsigned a_syncs, unsigned b, unsigned b_syncs) {
+  if (b_syncs == 0 || a >= g_synced.size() || b >= g_synced.size()) return false;
+  if (a / 32 != b / 32 && !g_tile_synced) return false;
+  const std::vector<uint32_t>& passed = g_synced[a];
+  const uint32_t b_last = g_synced[b][b_syncs - 1];  // the latest that b had passed
+  for (size_t k = a_syncs; k < passed.size() && passed[k] <= b_last; ++k)
+    if (g_syncs[passed[k]].has(b)) return true;
+  return false;
+}
 
 uint64_t static_shared_bytes() { return g_shared_hi - g_shared_lo; }
 uint64_t dynamic_shared_offset() { return g_dynamic_offset; }

@@ -60,6 +60,7 @@ struct Access {
   uint64_t address;        // shared: offset in the block's shared memory
   uintptr_t site;
   unsigned interval;       // block barriers passed so far (the barrier interval)
+  unsigned syncs;          // warp and tile barriers the thread passed so far (synced_between)
   DeviceShadow* shadow;    // global: the written bytes of its cudaMalloc allocation (null for
                            // pinned host memory)
 };
@@ -99,6 +100,12 @@ void begin_launch(const void* kernel, unsigned grid, unsigned block_threads);
 void begin_block(unsigned block, unsigned threads, const void* shared_lo, const void* shared_hi,
                  const void* dynamic_lo, const void* dynamic_hi);
 void barrier_released();  // every thread of the block passed a __syncthreads()
+// Threads first + j (j < count; for count <= 32 only those whose bit j of `mask` is set) passed
+// one barrier together: a __syncwarp (a warp's lanes) or a tile's sync (a tile of the block).
+void group_synced(unsigned first, unsigned count, unsigned mask);
+// Whether thread a, after its first a_syncs such barriers, and thread b, after its first b_syncs,
+// passed one of them together: what a did before it is ordered before what b does after it.
+bool synced_between(unsigned a, unsigned a_syncs, unsigned b, unsigned b_syncs);
 // Where the dynamic shared memory begins in the running block's shared space (Access::address),
 // and the static part's size: shared offsets below static_shared_bytes() are the executable's
 // TLS block (the __shared__ arrays), those from dynamic_shared_offset() on the dynamic part.

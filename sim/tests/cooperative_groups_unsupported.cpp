@@ -6,11 +6,11 @@
 namespace cg = cooperative_groups;
 
 __global__ void kernel(int* out) {
-#if defined(CASE_this_grid)
+#if defined(CASE_grid_sync)
   cg::grid_group grid = cg::this_grid();
   grid.sync();
-#elif defined(CASE_tile_64)
-  auto tile = cg::tiled_partition<64>(cg::this_thread_block());
+#elif defined(CASE_tile_1024)
+  auto tile = cg::tiled_partition<1024>(cg::this_thread_block());
   out[0] = int(tile.thread_rank());
 #elif defined(CASE_runtime_tile)
   cg::thread_group tile = cg::tiled_partition(cg::this_thread_block(), 32);

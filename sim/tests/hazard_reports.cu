@@ -7,6 +7,8 @@
 #include "histo/kernel_launch.cuh"
 #include "histo_sim/counters.hpp"
 
+#include <cooperative_groups.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -51,6 +53,25 @@ __global__ void dynamic_kernel(const unsigned char* d_in, size_t n, unsigned* d_
   __syncthreads();
   for (unsigned b = threadIdx.x; b < kBins; b += blockDim.x) atomicAdd(&d_bins[b], s_bins[b]);
 }
+
+// Each thread writes its word of shared memory, then reads its partner's (thread t ^ 1, t ^ 8 or
+// t ^ 32) after a barrier both pass: its warp's __syncwarp (kSync 1), its tile of 16's sync (2),
+// its tile of 64's (3, the partner in the other warp). No race; kSync 0 has no barrier: a race.
+template <int kSync>
+__global__ void partner_kernel(unsigned* d_out) {
+  namespace cg = cooperative_groups;
+  __shared__ unsigned s_words[128];
+  const unsigned t = threadIdx.x;
+  s_words[t] = t;
+  if (kSync == 1) __syncwarp();
+  if (kSync == 2) cg::tiled_partition<16>(cg::this_thread_block()).sync();
+  if (kSync == 3) cg::tiled_partition<64>(cg::this_thread_block()).sync();
+  d_out[t] = s_words[kSync == 3 ? t ^ 32 : kSync == 2 ? t ^ 8 : t ^ 1];
+}
+
+// A flag per thread in global memory (bools: neighbours write neighbouring bytes, no race), or
+// one per two threads (two threads write one byte: a race).
+__global__ void flag_kernel(bool* d_flags, unsigned shift) { d_flags[threadIdx.x >> shift] = threadIdx.x & 1; }
 
 // Only atomics, on one global word and one of shared memory, by every thread: the exchange's
 // result unused (Clang would make that relaxed exchange a plain atomic store), the rest
@@ -123,6 +144,25 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(unsigned)));
     histo::launch(dynamic_kernel, 2, 128, kBins * sizeof(unsigned), 0, d_in, n, d_bins.get());
     result = outcome();
+  } else if (which == "warp_synced") {
+    histo::DeviceBuffer<unsigned> d_out(128);
+    histo::DeviceBuffer<bool> d_flags(128);
+    histo::launch(partner_kernel<1>, 1, 128, 0, 0, d_out.get());
+    result = outcome();
+    if (result == "no hazard") histo::launch(partner_kernel<2>, 1, 128, 0, 0, d_out.get());
+    if (result == "no hazard") result = outcome();
+    if (result == "no hazard") histo::launch(partner_kernel<3>, 1, 128, 0, 0, d_out.get());
+    if (result == "no hazard") result = outcome();
+    if (result == "no hazard") histo::launch(flag_kernel, 1, 128, 0, 0, d_flags.get(), 0u);
+    if (result == "no hazard") result = outcome();
+  } else if (which == "warp_race") {
+    histo::DeviceBuffer<unsigned> d_out(128);
+    histo::launch(partner_kernel<0>, 1, 128, 0, 0, d_out.get());
+    result = outcome();
+  } else if (which == "byte_race") {
+    histo::DeviceBuffer<bool> d_flags(64);
+    histo::launch(flag_kernel, 1, 128, 0, 0, d_flags.get(), 1u);
+    result = outcome();
   } else if (which == "atomics_only") {
     histo::DeviceBuffer<unsigned> d_words(5);
     histo::DeviceBuffer<float> d_sum(1);
@@ -145,7 +185,8 @@ int main(int argc, char** argv) {
     }
   } else {
     std::printf("usage: hazard_reports bins_not_zeroed|bins_zeroed|reads_unwritten|"
-                "reads_kernel_written|shared_race|shared_clean|dynamic_race|atomics_only\n");
+                "reads_kernel_written|shared_race|shared_clean|dynamic_race|warp_synced|warp_race|"
+                "byte_race|atomics_only\n");
     return 2;
   }
   std::printf("%s\n", result.c_str());

@@ -15,14 +15,29 @@
 //   helper_guards  what NVIDIA's helper headers (helper_cuda.h) test and ask of the runtime: the
 //                  guards of its headers, the compute mode, clock rate and integrated attributes.
 //   scoped_atomics every atomic's _block and _system forms (sm_60), and their results.
+//   device_assert  a kernel's assert() fails in thread 5: CUDA's line on stderr, the launch and
+//                  every later call return cudaErrorAssert (sticky), and the program goes on.
+//   toolkit_headers  what programs include beside cuda_runtime.h (cuda_runtime_api.h,
+//                  cuda_profiler_api.h, vector_types.h, ...) and ask of it: CUDART_VERSION,
+//                  cudaEventQuery, the profiler's calls, umin and the others,
+//                  cudaOccupancyMaxPotentialBlockSize (1024 threads, 2 blocks per SM).
 //   large_inputs   histo_sim::LargeInputs (the graders' inputs of gigabytes): 5 GiB of two memset
 //                  runs, read by a kernel either side of 2^32, hold a few MiB of the host's
 //                  memory; a kernel's write to a shared page changes that byte only; outside the
 //                  scope the device is 1 GiB again.
 // CMakeLists.txt here checks what each prints.
 #include <cuda_runtime.h>
+#include <builtin_types.h>
+#include <cuda_profiler_api.h>
+#include <cuda_runtime_api.h>
+#include <device_launch_parameters.h>
+#include <vector_functions.h>
+#include <vector_types.h>
 
 #include "histo_sim/counters.hpp"
+
+#undef NDEBUG  // assert() is on, as nvcc leaves it unless told otherwise
+#include <cassert>
 
 #if !defined(__CUDA_RUNTIME_H__) || !defined(__DRIVER_TYPES_H__)
 #error "cuda_runtime.h must define the guards helper headers test (__CUDA_RUNTIME_H__, __DRIVER_TYPES_H__)"
@@ -35,6 +50,11 @@
 namespace {
 
 // Thread 0 never reaches the barrier the others wait at: the launch fails (a deadlock).
+__global__ void asserts(unsigned* d_out) {
+  assert(threadIdx.x != 5);
+  d_out[threadIdx.x] = umin(threadIdx.x, 3u) + umax(0u, 1u) + unsigned(llmin(2, 7) + ullmax(0, 1));
+}
+
 __global__ void divergent_barrier(unsigned* d_out) {
   if (threadIdx.x != 0) __syncthreads();
   d_out[threadIdx.x] = threadIdx.x;
@@ -192,6 +212,31 @@ int main(int argc, char** argv) {
     std::printf("compute mode %s %s, clock rate %s %d kHz, integrated %s %d\n", cudaGetErrorName(a),
                 mode == cudaComputeModeDefault ? "default" : "other", cudaGetErrorName(b), clock,
                 cudaGetErrorName(c), integrated);
+  } else if (std::strcmp(which, "device_assert") == 0) {
+    asserts<<<1, 8>>>(d_out);
+    const cudaError_t a = cudaDeviceSynchronize();
+    std::printf("cudaDeviceSynchronize: %s: %s\n", cudaGetErrorName(a), cudaGetErrorString(a));
+    unsigned h = 0;
+    const cudaError_t b = cudaMemcpy(&h, d_out, sizeof h, cudaMemcpyDeviceToHost);
+    std::printf("then cudaMemcpy: %s. the program goes on\n", cudaGetErrorName(b));
+  } else if (std::strcmp(which, "toolkit_headers") == 0) {
+    cudaEvent_t done;
+    cudaEventCreate(&done);
+    asserts<<<1, 4>>>(d_out);
+    cudaEventRecord(done);
+    const cudaError_t q = cudaEventQuery(done);
+    unsigned h[4] = {};
+    cudaMemcpy(h, d_out, sizeof h, cudaMemcpyDeviceToHost);
+    int grid = 0, block = 0;
+    const cudaError_t o = cudaOccupancyMaxPotentialBlockSize(&grid, &block, asserts);
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    std::printf("CUDART_VERSION %d, cudaEventQuery %s, profiler %s %s, umin and the others %u %u %u %u, "
+                "cudaOccupancyMaxPotentialBlockSize %s block %d grid %g per SM\n",
+                CUDART_VERSION, cudaGetErrorName(q), cudaGetErrorName(cudaProfilerStart()),
+                cudaGetErrorName(cudaProfilerStop()), h[0], h[1], h[2], h[3], cudaGetErrorName(o), block,
+                double(grid) / prop.multiProcessorCount);
+    cudaEventDestroy(done);
   } else if (std::strcmp(which, "large_inputs") == 0) {
     const size_t bytes = size_t(5) << 30, split = (size_t(1) << 32) + 3;
     unsigned char* d_in = nullptr;
@@ -218,7 +263,8 @@ int main(int argc, char** argv) {
     const cudaError_t c = cudaMalloc(&d_in, bytes);
     std::printf("outside: %s\n", cudaGetErrorName(c));
   } else {
-    std::printf("usage: runtime_calls async_copy|shuffle_mask|illegal_address|cuda_arch|scoped_atomics|host_arch|helper_guards|large_inputs\n");
+    std::printf("usage: runtime_calls async_copy|shuffle_mask|illegal_address|cuda_arch|scoped_atomics|"
+                "host_arch|helper_guards|device_assert|toolkit_headers|large_inputs\n");
     return 2;
   }
   cudaFree(d_out);

@@ -5,8 +5,9 @@
 // coalesced group an inclusive scan, read from its last lane), so a floating-point sum is the
 // GPU's to the bit; integers give what the GPU's __reduce_*_sync give. Its shuffles are the
 // simulator's, checked and reported as __shfl_xor_sync / __shfl_sync at the line of the
-// cg::reduce call. Not here: reduce_update_async, reduce_store_async, tiles of more than 32
-// threads (see sim/README.md).
+// cg::reduce call. Over a tile of several warps, as CUDA: each warp's butterfly, then the same
+// butterfly over the warps' results (gathered by the tile's shfl), each warp taking its own
+// lane's. Not here: reduce_update_async, reduce_store_async (see sim/README.md).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -66,9 +67,23 @@ template <unsigned N, typename P, typename T, typename Op>
 auto reduce(const thread_block_tile<N, P>& group, const T& value, Op&& op, const char* file = __builtin_FILE(),
             int line = __builtin_LINE()) -> std::decay_t<decltype(op(value, value))> {
   static_assert(details::operator_fits<Op, T>(), "Operator and argument types differ");
-  std::decay_t<decltype(op(value, value))> out = value;
-  for (unsigned mask = N >> 1; mask > 0; mask >>= 1) out = op(out, group.shfl_xor(out, mask, file, line));
-  return out;
+  using R = std::decay_t<decltype(op(value, value))>;
+  if constexpr (N > 32) {
+    static_assert(sizeof(R) <= 8, "Collectives with tiles larger than 32 threads are limited to types of up to 8 bytes");
+    constexpr unsigned kWarps = N / 32;
+    const R mine = reduce(tiled_partition<32>(group), value, op, file, line);
+    R out[kWarps], next[kWarps];
+    for (unsigned w = 0; w < kWarps; ++w) out[w] = group.shfl(mine, w * 32, file, line);
+    for (unsigned mask = kWarps >> 1; mask > 0; mask >>= 1) {
+      for (unsigned w = 0; w < kWarps; ++w) next[w] = op(out[w], out[w ^ mask]);
+      for (unsigned w = 0; w < kWarps; ++w) out[w] = next[w];
+    }
+    return out[group.thread_rank() / 32];
+  } else {
+    R out = value;
+    for (unsigned mask = N >> 1; mask > 0; mask >>= 1) out = op(out, group.shfl_xor(out, mask, file, line));
+    return out;
+  }
 }
 
 template <typename T, typename Op>
