@@ -71,7 +71,7 @@ long labs(long) noexcept;
 long long llabs(long long) noexcept;
 // assert()'s (the C library's, as <assert.h> declares it): in a kernel, CUDA's device-side assert
 // (sim/src/device.cpp).
-[[noreturn]] void __assert_fail(const char*, const char*, unsigned, const char*) noexcept;
+void __assert_fail(const char*, const char*, unsigned, const char*) noexcept __attribute__((__noreturn__));
 }
 // libstdc++'s overloads (bits/std_abs.h), as it defines them, unless a file included it first
 // (a .cu file's wrapper includes this header first; the simulator's own sources need not).

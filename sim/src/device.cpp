@@ -1313,8 +1313,8 @@ void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cu
 
 // assert() of the C library: in a kernel's thread, CUDA's device-side assert (fail_assertion);
 // elsewhere the C library's own behaviour.
-extern "C" [[noreturn]] void __assert_fail(const char* assertion, const char* file, unsigned line,
-                                           const char* function) noexcept {
+extern "C" void __assert_fail(const char* assertion, const char* file, unsigned line,
+                              const char* function) noexcept {
   using namespace histo_sim;
   Worker* w = this_worker();
   if (w && w->running && running_thread()) {

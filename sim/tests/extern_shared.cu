@@ -1,4 +1,5 @@
-// `extern __shared__ T name[];` as The CUDA Handbook's listings write it, compiled for the CPU
+// `extern __shared__ T name[];` as The CUDA Handbook's listings write it (and `extern T
+// __shared__ name[];`, as NVIDIA's threadFenceReduction sample does), compiled for the CPU
 // simulator: the wrapper (sim/tools/wrap.cpp) rewrites the declaration to the block's
 // dynamic shared memory and keeps file names and line numbers. Exits 0 when the kernel counts
 // right and __FILE__ and __LINE__ still name this file and line.
@@ -12,12 +13,13 @@
 
 namespace {
 
-constexpr int kLineHere = __LINE__;  // line 15 of this file: main() checks it
+constexpr int kLineHere = __LINE__;  // line 16 of this file: main() checks it
 
 // A per-block histogram whose bins are the launch's dynamic shared memory.
 __global__ void histogram_dynamic_kernel(const unsigned char* d_in, size_t n,
                                          unsigned int* d_bins) {
   extern __shared__ unsigned int privHist[];
+  extern unsigned int __shared__ sameBins[];  // the qualifier after the type: the same memory
   for (unsigned b = threadIdx.x; b < 256; b += blockDim.x) privHist[b] = 0;
   __syncthreads();
   const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -25,13 +27,13 @@ __global__ void histogram_dynamic_kernel(const unsigned char* d_in, size_t n,
     atomicAdd(&privHist[d_in[i]], 1u);
   __syncthreads();
   for (unsigned b = threadIdx.x; b < 256; b += blockDim.x)
-    if (privHist[b]) atomicAdd(&d_bins[b], privHist[b]);
+    if (sameBins[b]) atomicAdd(&d_bins[b], sameBins[b]);
 }
 
 }  // namespace
 
 int main() {
-  if (kLineHere != 15 || std::strstr(__FILE__, "extern_shared.cu") == nullptr) {
+  if (kLineHere != 16 || std::strstr(__FILE__, "extern_shared.cu") == nullptr) {
     std::printf("FAIL: the wrapper lost the file and line: %s:%d\n", __FILE__, kLineHere);
     return 1;
   }

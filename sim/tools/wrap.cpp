@@ -11,7 +11,8 @@
 //   kernel<<<grid, block, shared, stream>>>(args)
 //       -> kernel * ::histo_sim::chevrons(grid, block, shared, stream)(args)
 //          (cuda_runtime.h: the launch, with the arguments converted to the kernel's types)
-//   extern __shared__ [__align__(n)] T name[];            (in a function or at file scope)
+//   extern __shared__ [__align__(n)] T name[];            (in a function or at file scope;
+//                                                          __shared__ after T too)
 //       -> T* const name = ::histo_sim::dynamic_shared<T>();
 //          static T* const name = ::histo_sim::dynamic_shared_at_file_scope<T>();  (file scope)
 //          (every extern __shared__ array starts where the block's dynamic shared memory does)
@@ -285,9 +286,9 @@ class Rewriter {
       const std::string w = word_at(i);
       if (!w.empty()) {
         if (w == "extern" && !on_include_line(i)) {
-          const size_t after = skip_space(i + w.size());
-          if (word_at(after) == "__shared__") {
-            i = extern_shared(i, after);
+          const size_t shared = shared_word(i + w.size());
+          if (shared != std::string::npos) {
+            i = extern_shared(i, shared);
             continue;
           }
         }
@@ -325,11 +326,26 @@ class Rewriter {
     return open + 3;  // no >>>: left for the compiler to report
   }
 
+  // Where `__shared__` stands in the declaration that begins at `from` (after an `extern`), before
+  // its `;` and outside any parenthesis, brace, initializer or string; npos where it does not.
+  size_t shared_word(size_t from) const {
+    const size_t semi = find_code(';', from);
+    for (size_t j = from; j < semi && j < t_.size(); ++j) {
+      if (!is_code(j)) continue;
+      const char c = t_[j];
+      if (c == '(' || c == '{' || c == '=' || c == '"') return std::string::npos;
+      if (t_.compare(j, 10, "__shared__") == 0 && word_at(j) == "__shared__" && !ident_char(t_[j - 1])) return j;
+    }
+    return std::string::npos;
+  }
+
   // extern __shared__ [__align__(n)] T name[];  ->  T* const name = dynamic_shared<T>();
+  // (`extern T __shared__ name[];` too: __shared__ may follow the type, as nvcc allows).
   size_t extern_shared(size_t begin, size_t shared) {
     const size_t semi = find_code(';', shared);
     if (semi == std::string::npos) return shared;
-    std::string decl = t_.substr(shared + 10, semi - shared - 10);  // after __shared__
+    std::string decl = t_.substr(begin + 6, shared - begin - 6) + " " +  // between extern and
+                       t_.substr(shared + 10, semi - shared - 10);       // __shared__, and after
     // Attributes that only place the array: __align__(n), alignas(n), __attribute__((...)).
     for (const char* attr : {"__align__", "alignas", "__attribute__"}) {
       for (size_t a = decl.find(attr); a != std::string::npos; a = decl.find(attr)) {
