@@ -317,7 +317,8 @@ class Hazards final : public trace::Consumer {
         << " and thread " << other << " " << verb(other_kind) << " it ("
         << source_line(other_site) << ") with no __syncthreads() between them (both after "
         << interval << " barrier(s) of the block). Likely cause: a missing or misplaced "
-        << (a.thread / 32 == other / 32 ? "__syncwarp() or __syncthreads()" : "__syncthreads()")
+        << (a.thread / 32 == other / 32 ? "__syncthreads() (or __syncwarp(): the threads are lanes of one warp)"
+                                        : "__syncthreads()")
         << " between those two lines, or a plain access where an atomic is needed";
     report(a.site, out.str());
   }
