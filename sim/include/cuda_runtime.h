@@ -511,35 +511,68 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dyna
          &closure);
 }
 
+// kernel(given...) with the kernel's default arguments after them: `call` calls the kernel by name
+// (the wrapper's lambda), with the given arguments converted to the first parameters' types once.
+template <typename Call, typename... Params, typename... Args, size_t... I>
+void launch_with_defaults(void (*kernel)(Params...), Call& call, std::index_sequence<I...>, dim3 grid, dim3 block,
+                          size_t dynamic_shared, cudaStream_t stream, Args&&... args) {
+  using Given = std::tuple<std::decay_t<std::tuple_element_t<I, std::tuple<Params...>>>...>;
+  struct Closure {
+    Call* call;
+    Given given;
+  } closure{&call, Given(std::forward<Args>(args)...)};
+  launch(reinterpret_cast<const void*>(kernel), grid, block, dynamic_shared, stream,
+         [](void* c) {
+           auto* self = static_cast<Closure*>(c);
+           Given copy = self->given;
+           std::apply(*self->call, copy);
+         },
+         &closure);
+}
+
 // kernel<<<grid, block, shared, stream>>>(args), as the build's wrapper writes it
-// (sim/tools/wrap.cpp): `kernel * ::histo_sim::chevrons(grid, block, shared, stream)(args)`.
+// (sim/tools/wrap.cpp): `kernel * ::histo_sim::chevrons(call, grid, block, shared, stream)(args)`,
+// `call` a lambda that calls the kernel by name (NoCall where the launch names no kernel).
 // chevrons(...)(args) holds the configuration and the arguments; `kernel *` launches.
-template <typename... Args>
+struct NoCall {};
+template <typename Call, typename... Args>
 struct PendingLaunch {
+  Call call;
   dim3 grid, block;
   size_t shared;
   cudaStream_t stream;
   std::tuple<Args&&...> args;
 };
+template <typename Call>
 struct ChevronConfig {
+  Call call;
   dim3 grid, block;
   size_t shared;
   cudaStream_t stream;
   template <typename... Args>
-  PendingLaunch<Args...> operator()(Args&&... args) const {
-    return {grid, block, shared, stream, std::forward_as_tuple(std::forward<Args>(args)...)};
+  PendingLaunch<Call, Args...> operator()(Args&&... args) const {
+    return {call, grid, block, shared, stream, std::forward_as_tuple(std::forward<Args>(args)...)};
   }
 };
-inline ChevronConfig chevrons(dim3 grid, dim3 block, size_t shared = 0, cudaStream_t stream = 0) {
-  return {grid, block, shared, stream};
+template <typename Call>
+ChevronConfig<Call> chevrons(Call call, dim3 grid, dim3 block, size_t shared = 0, cudaStream_t stream = 0) {
+  return {call, grid, block, shared, stream};
 }
-template <typename... Params, typename... Args>
-void operator*(void (*kernel)(Params...), PendingLaunch<Args...>&& p) {
-  static_assert(sizeof...(Params) == sizeof...(Args),
+inline ChevronConfig<NoCall> chevrons(dim3 grid, dim3 block, size_t shared = 0, cudaStream_t stream = 0) {
+  return {NoCall{}, grid, block, shared, stream};
+}
+template <typename Call, typename... Params, typename... Args>
+void operator*(void (*kernel)(Params...), PendingLaunch<Call, Args...>&& p) {
+  static_assert(sizeof...(Params) == sizeof...(Args) ||
+                    (sizeof...(Args) < sizeof...(Params) && !std::is_same<Call, NoCall>::value),
                 "kernel<<<...>>>(args): the kernel takes a different number of arguments");
   std::apply(
       [&](auto&&... a) {
-        launch_kernel(kernel, p.grid, p.block, p.shared, p.stream, std::forward<decltype(a)>(a)...);
+        if constexpr (sizeof...(Params) == sizeof...(Args))
+          launch_kernel(kernel, p.grid, p.block, p.shared, p.stream, std::forward<decltype(a)>(a)...);
+        else
+          launch_with_defaults(kernel, p.call, std::make_index_sequence<sizeof...(Args)>(), p.grid, p.block,
+                               p.shared, p.stream, std::forward<decltype(a)>(a)...);
       },
       std::move(p.args));
 }
@@ -556,6 +589,9 @@ struct AtomicCall {
 };
 HISTO_SIM_DEVICE_API void trace_atomic(const void* address, unsigned bytes, AtomicCall call);
 HISTO_SIM_DEVICE_API void traced_load(const void* address, void* out, unsigned bytes);
+// A device-wide fence (__threadfence, __threadfence_system): the hazard checks order what the
+// thread did before it, for the blocks that later see its next atomic's address.
+HISTO_SIM_DEVICE_API void trace_fence();
 
 template <typename T>
 HISTO_SIM_DEVICE_API uint64_t to_bits(T v) {
@@ -782,9 +818,12 @@ inline unsigned __vcmpeq4(unsigned a, unsigned b) {
     if (((a >> (8 * i)) & 0xFF) == ((b >> (8 * i)) & 0xFF)) r |= 0xFFu << (8 * i);
   return r;
 }
-inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence() {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  histo_sim::trace_fence();
+}
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __threadfence(); }
 // Cache-hinted loads and stores: plain ones here (the hint changes no count the simulator keeps).
 template <typename T>
 inline T __ldcg(const T* p) { return __ldg(p); }

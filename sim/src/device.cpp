@@ -608,16 +608,29 @@ uint64_t collective_result(const Fiber& f, Fiber* const* warp, unsigned members)
       if (f.op == WarpOp::shfl_up && in_segment - f.arg >= 0) src = int(lane) - f.arg;
       if (f.op == WarpOp::shfl_down && in_segment + f.arg < width) src = int(lane) + f.arg;
       if (f.op == WarpOp::shfl_xor && ((in_segment ^ f.arg) < width)) src = base + (in_segment ^ f.arg);
-      // Reading a lane outside the mask is undefined on a GPU (garbage, or a hang): the launch
-      // fails, naming the lanes and the line, rather than returning some value.
+      // Reading a lane outside the mask, or one of it that has returned or does not exist, is
+      // undefined on a GPU (garbage): the launch fails, naming the lanes and the line, rather
+      // than returning some value.
       if (src < 0 || src > 31 || !(members >> src & 1u)) {
         std::ostringstream headline, cause;
         headline << "lane " << lane << "'s " << op_name(f.op) << " (" << base_name(f.file) << ":"
-                 << f.line << ") reads lane " << src << ", which is not in its mask 0x" << std::hex
-                 << f.mask << std::dec;
-        cause << "A shuffle may read only lanes of its mask: what it returns from any other is "
-                 "undefined on a GPU. Likely cause: the mask leaves out lanes the shuffle's offset "
-                 "reaches (a reduction over fewer lanes than the offsets assume)";
+                 << f.line << ") reads lane " << src;
+        if (src >= 0 && src <= 31 && (f.mask >> src & 1u)) {
+          const bool exists = f.linear - lane + unsigned(src) < g_threads;
+          headline << ", which " << (exists ? "has returned" : "does not exist") << " (mask 0x" << std::hex
+                   << f.mask << std::dec << ")";
+          cause << "A shuffle's mask may name lanes that have returned or that the block does not "
+                   "have, but what it reads from one is undefined on a GPU. Likely cause: "
+                << (exists ? "threads return early (an index past the input's end) before a "
+                             "shuffle their warp's other lanes read them in"
+                           : "a block whose size is not a multiple of 32, whose last warp has "
+                             "fewer lanes than the shuffle's offsets reach");
+        } else {
+          headline << ", which is not in its mask 0x" << std::hex << f.mask << std::dec;
+          cause << "A shuffle may read only lanes of its mask: what it returns from any other is "
+                   "undefined on a GPU. Likely cause: the mask leaves out lanes the shuffle's offset "
+                   "reaches (a reduction over fewer lanes than the offsets assume)";
+        }
         fail_block(headline.str(), cause.str());
       }
       return warp[src]->value;
@@ -674,7 +687,9 @@ bool resolve_warps(Worker& worker) {
         }
       progress = true;
     }
-    // Explicit masks: complete when every named lane waits with the same op and mask.
+    // Explicit masks: complete when every named lane that exists and has not returned waits
+    // with the same op and mask (CUDA's rule: "all non-exited threads named in mask"); the
+    // others take no part (a shuffle that reads one fails).
     for (unsigned i = 0; i < lanes; ++i) {
       Fiber& f = *warp[i];
       if (f.state != State::at_warp) continue;
@@ -683,22 +698,19 @@ bool resolve_warps(Worker& worker) {
                    "thread " + std::to_string(f.linear) + " (lane " + std::to_string(i) +
                        ") is not in its own mask: on a GPU that is undefined behaviour. Build "
                        "the mask from the lanes that really take part (e.g. __ballot_sync).");
-      if (lanes < 32 && (f.mask >> lanes) != 0) {
-        std::ostringstream why;
-        why << "the mask 0x" << std::hex << f.mask << std::dec << " names lanes past the block's "
-            << g_threads << " threads";
-        fail_block(std::string("a warp collective names lanes that do not exist"), why.str());
-      }
       bool ready = true;
+      unsigned members = 0;
       for (unsigned j = 0; j < lanes && ready; ++j)
-        if (f.mask >> j & 1u)
+        if ((f.mask >> j & 1u) && warp[j]->state != State::exited) {
           ready = warp[j]->state == State::at_warp && warp[j]->op == f.op && warp[j]->mask == f.mask;
+          members |= 1u << j;
+        }
       if (!ready) continue;
       for (unsigned j = 0; j < lanes; ++j)
-        if (f.mask >> j & 1u) warp[j]->result = collective_result(*warp[j], warp, f.mask);
-      if (f.op == WarpOp::syncwarp) trace::group_synced(first, 32, f.mask);
+        if (members >> j & 1u) warp[j]->result = collective_result(*warp[j], warp, members);
+      if (f.op == WarpOp::syncwarp) trace::group_synced(first, 32, members);
       for (unsigned j = 0; j < lanes; ++j)
-        if (f.mask >> j & 1u) warp[j]->state = State::runnable;
+        if (members >> j & 1u) warp[j]->state = State::runnable;
       progress = true;
     }
   }
@@ -778,12 +790,7 @@ bool resolve_tiles(Worker& worker) {
     for (unsigned j = 0; j < 32 && first + j < g_threads; ++j) {
       if (!(f.mask >> j & 1u)) continue;
       const Fiber& other = w.fibers[first + j];
-      if (other.state == State::exited)
-        fail_block(std::string(op_name(f.op)) + " waits for a lane that has returned",
-                   "thread " + std::to_string(f.linear) + " names lane " + std::to_string(j) +
-                       " (thread " + std::to_string(other.linear) +
-                       ") in its mask, but that lane left the kernel: every lane a mask names "
-                       "must reach the same intrinsic.");
+      if (other.state == State::exited) continue;  // takes no part (CUDA: "non-exited threads")
       if (other.state != State::at_warp || other.op != f.op || other.mask != f.mask)
         fail_block(std::string("lanes of a warp disagree at ") + op_name(f.op),
                    "every lane that a mask names must call the same intrinsic with the same "

@@ -10,8 +10,12 @@
 //     shadow of written bytes is kept per allocation (DeviceShadow, internal.hpp). The graders'
 //     poisoned output (histo_sim::poisoned) counts as never written: poison stands for garbage;
 //   - global-memory races: a plain write to memory that another thread of the launch also
-//     reads or writes, unless both are in one block with a barrier between them (by 4-byte
-//     words for aligned accesses of 4 bytes or more, by bytes for smaller ones).
+//     reads or writes, unless both are in one block with a barrier between them, or the first
+//     was handed over: its thread then made a __threadfence() and an atomic on some address,
+//     and the second comes after a later atomic on that address by its own thread (or by a
+//     thread of its block, with a __syncthreads between), as the last block of a reduction
+//     reads the others' partial sums (by 4-byte words for aligned accesses of 4 bytes or more,
+//     by bytes for smaller ones).
 // Each becomes one sentence naming the memory (the __shared__ variable and element, from the
 // executable's symbol table; the buffer, by the line that cudaMalloc'd it), the threads, the
 // source lines and the barrier interval (__syncthreads passed); the launch then fails with it
@@ -49,11 +53,13 @@ struct ByteState {
   unsigned writer = kNone;  // thread (shared) or block * 65536 + thread (global)
   unsigned write_interval = 0;
   unsigned write_syncs = 0;  // the writer's warp and tile barriers before it (trace::Access::syncs)
+  unsigned write_fences = 0;  // global: the writer's __threadfence()s before it (Access::fences)
   uintptr_t write_site = 0;
   bool write_atomic = false;
   unsigned reader = kNone;
   unsigned read_interval = 0;
   unsigned read_syncs = 0;
+  unsigned read_fences = 0;
   uintptr_t read_site = 0;
 };
 
@@ -165,6 +171,7 @@ class Hazards final : public trace::Consumer {
     block_threads_ = block;
     global_.clear();
     split_.clear();
+    releases_.clear();
     written_lo_ = ~uint64_t(0);
     written_hi_ = 0;
     findings_.clear();
@@ -177,6 +184,7 @@ class Hazards final : public trace::Consumer {
     block_ = block;
     ++generation_;  // every shared byte's state is stale: no vector to clear
     unwritten_offsets_.clear();
+    acquires_.clear();
   }
   // A read of a byte nobody wrote is reported once the block is done, unless another thread
   // wrote that byte later in the same barrier interval: then the two race (a missing barrier
@@ -237,6 +245,7 @@ class Hazards final : public trace::Consumer {
     } else {
       if (a.shadow) initcheck(a);
       global_access(a);
+      if (a.kind == trace::Kind::atomic) hand_over(a);
     }
   }
   void end_launch() override {}
@@ -442,12 +451,14 @@ class Hazards final : public trace::Consumer {
       if (it == global_.end()) return;
       ByteState& s = it->second;
       if (a.kind == trace::Kind::load) {
-        if (s.writer != kNone && s.writer != me && !s.write_atomic && !ordered(s.writer, s.write_interval, s.write_syncs, a))
+        if (s.writer != kNone && s.writer != me && !s.write_atomic &&
+            !ordered(s.writer, s.write_interval, s.write_syncs, s.write_fences, a))
           race_global(a, address, s.writer, s.write_site, trace::Kind::store);
-        if (record && (s.reader == kNone || ordered(s.reader, s.read_interval, s.read_syncs, a))) {
+        if (record && (s.reader == kNone || ordered(s.reader, s.read_interval, s.read_syncs, s.read_fences, a))) {
           s.reader = me;
           s.read_interval = a.interval;
           s.read_syncs = a.syncs;
+          s.read_fences = a.fences;
           s.read_site = a.site;
         }
         return;
@@ -459,18 +470,45 @@ class Hazards final : public trace::Consumer {
     }
     ByteState& s = global_[key];
     if (s.writer != kNone && s.writer != me && !(atomic && s.write_atomic) &&
-        !ordered(s.writer, s.write_interval, s.write_syncs, a))
+        !ordered(s.writer, s.write_interval, s.write_syncs, s.write_fences, a))
       race_global(a, address, s.writer, s.write_site,
                   s.write_atomic ? trace::Kind::atomic : trace::Kind::store);
-    else if (!atomic && s.reader != kNone && s.reader != me && !ordered(s.reader, s.read_interval, s.read_syncs, a))
+    else if (!atomic && s.reader != kNone && s.reader != me &&
+             !ordered(s.reader, s.read_interval, s.read_syncs, s.read_fences, a))
       race_global(a, address, s.reader, s.read_site, trace::Kind::load);
     if (record && !(s.writer != kNone && !s.write_atomic && atomic)) {
       s.writer = me;
       s.write_interval = a.interval;
       s.write_syncs = a.syncs;
+      s.write_fences = a.fences;
       s.write_site = a.site;
       s.write_atomic = atomic;
     }
+  }
+
+  // An atomic at a.address: a release of what its thread did before its latest __threadfence()
+  // (kept only for threads that fenced: a histogram's atomics cost nothing here), and an
+  // acquire, for its thread and for its block after the next __syncthreads, of every release
+  // at that address so far (blocks run one at a time here, so those are the earlier ones).
+  void hand_over(const trace::Access& a) {
+    if (a.fences) releases_[a.address][block_ * 65536u + a.thread] = a.fences;
+    if (releases_.empty() || !releases_.count(a.address)) return;
+    for (const Acquire& q : acquires_)
+      if (q.address == a.address && q.thread == a.thread) return;
+    acquires_.push_back({a.address, a.thread, a.interval});
+  }
+
+  // Whether thread `other` of an earlier block, after `other_fences` fences, handed what it did
+  // then over to access a (hand_over).
+  bool handed_over(unsigned other, unsigned other_fences, const trace::Access& a) const {
+    for (const Acquire& q : acquires_) {
+      if (q.thread != a.thread && q.interval >= a.interval) continue;  // a does not see it yet
+      const auto released = releases_.find(q.address);
+      if (released == releases_.end()) continue;
+      const auto by = released->second.find(other);
+      if (by != released->second.end() && by->second > other_fences) return true;
+    }
+    return false;
   }
 
   // Two accesses of one thread block are ordered when a barrier lies between them: a
@@ -479,8 +517,10 @@ class Hazards final : public trace::Consumer {
   bool before(unsigned other, unsigned other_interval, unsigned other_syncs, const trace::Access& a) const {
     return other_interval != a.interval || trace::synced_between(other, other_syncs, a.thread, a.syncs);
   }
-  bool ordered(unsigned other, unsigned other_interval, unsigned other_syncs, const trace::Access& a) const {
-    return other / 65536u == block_ && before(other % 65536u, other_interval, other_syncs, a);
+  bool ordered(unsigned other, unsigned other_interval, unsigned other_syncs, unsigned other_fences,
+               const trace::Access& a) const {
+    if (other / 65536u != block_) return !acquires_.empty() && handed_over(other, other_fences, a);
+    return before(other % 65536u, other_interval, other_syncs, a);
   }
 
   void race_global(const trace::Access& a, uint64_t address, unsigned other, uintptr_t other_site,
@@ -491,9 +531,16 @@ class Hazards final : public trace::Consumer {
     out << "a global-memory race: block " << block_ << " thread " << a.thread << " "
         << verb(a.kind) << " " << at << " (" << source_line(a.site) << ") and block "
         << other / 65536u << " thread " << other % 65536u << " " << verb(other_kind) << " it ("
-        << source_line(other_site) << "), in the same launch. Likely cause: a plain += (or =) on "
-        << "memory that other threads or blocks update too: blocks run in any order and at once, "
-           "so that needs atomicAdd";
+        << source_line(other_site) << "), in the same launch. Likely cause: ";
+    // A read of what another block stored on another line (one line's load and store are a +=).
+    if (a.kind == trace::Kind::load && other / 65536u != block_ && source_line(other_site) != source_line(a.site))
+      out << "a block reads what another block wrote in the same launch: blocks run in any order "
+             "and at once, so the writer needs a __threadfence() and then an atomic (a counter) "
+             "that the reader's block updates or reads atomically first, or the reading needs "
+             "a launch of its own";
+    else
+      out << "a plain += (or =) on memory that other threads or blocks update too: blocks run "
+             "in any order and at once, so that needs atomicAdd";
     report(a.site, out.str());
   }
 
@@ -519,6 +566,14 @@ class Hazards final : public trace::Consumer {
   std::unordered_map<uint64_t, ByteState> global_;
   static constexpr uint64_t kByteKey = uint64_t(1) << 63;  // a byte's entry, not a word's
   std::unordered_set<uint64_t> split_;  // words written by bytes in this launch
+  // hand_over(): per address, the fenced threads' (block * 65536 + thread) fences at their
+  // latest atomic there; and the running block's atomics at such addresses.
+  std::unordered_map<uint64_t, std::unordered_map<unsigned, unsigned>> releases_;
+  struct Acquire {
+    uint64_t address;
+    unsigned thread, interval;
+  };
+  std::vector<Acquire> acquires_;
   uint64_t written_lo_ = ~uint64_t(0), written_hi_ = 0;  // global bytes the launch wrote
   struct Finding {
     std::string line;      // file:line of the access that found it

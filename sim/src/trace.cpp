@@ -63,6 +63,7 @@ struct GroupSync {
 };
 std::vector<GroupSync> g_syncs;
 std::vector<std::vector<uint32_t>> g_synced;
+std::vector<uint32_t> g_fences;  // per thread: its __threadfence()s (Access::fences)
 bool g_tile_synced = false;  // a barrier of more than one warp: threads of two warps may be ordered
 std::vector<uintptr_t> g_site_address;
 uint64_t g_block_budget = 0;    // 0: every request is recorded (set_block_budget)
@@ -149,7 +150,7 @@ void record(uintptr_t a, unsigned bytes, Kind kind, uintptr_t code, bool unit = 
   const unsigned thread = g_current->linear;
   if (!g_access_readers.empty()) {
     const Access access{thread, space, kind, bytes, address, code, g_interval,
-                        unsigned(g_synced[thread].size()), shadow};
+                        unsigned(g_synced[thread].size()), g_fences[thread], shadow};
     for (Consumer* c : g_access_readers) c->access(access);
   }
   if (!g_group) return;
@@ -363,6 +364,7 @@ void begin_block(unsigned block, unsigned threads, const void* shared_lo, const 
     g_syncs.clear();
     g_synced.resize(threads);
     for (std::vector<uint32_t>& s : g_synced) s.clear();
+    g_fences.assign(threads, 0);
     g_tile_synced = false;
   }
   for (Consumer* c : g_access_readers) c->begin_block(block);
@@ -430,6 +432,9 @@ void trace_atomic(const void* address, unsigned bytes, AtomicCall call) {
   }
   trace::record(reinterpret_cast<uintptr_t>(address), bytes, trace::Kind::atomic,
                 reinterpret_cast<uintptr_t>(__builtin_return_address(0)), call.adds_one, false, &call);
+}
+void trace_fence() {
+  if (trace::g_on && g_current && !trace::g_access_readers.empty()) ++trace::g_fences[g_current->linear];
 }
 void traced_load(const void* address, void* out, unsigned bytes) {
   if (trace::g_on)

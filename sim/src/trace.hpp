@@ -61,6 +61,7 @@ struct Access {
   uintptr_t site;
   unsigned interval;       // block barriers passed so far (the barrier interval)
   unsigned syncs;          // warp and tile barriers the thread passed so far (synced_between)
+  unsigned fences;         // __threadfence()s the thread made so far (the device-wide ones)
   DeviceShadow* shadow;    // global: the written bytes of its cudaMalloc allocation (null for
                            // pinned host memory)
 };

@@ -2,7 +2,8 @@
 //   divergent_sync   cg::sync(cta) that thread 0 skips: the launch fails as a divergent
 //                    __syncthreads() does, naming the line of cg::sync.
 //   tile_divergent   half of a tile of 16 calls tile.shfl_down, the other half returns: the
-//                    shuffle waits for lanes that have left (the tile's mask is its 16 lanes).
+//                    shuffle goes on without them (CUDA waits for the mask's lanes that have not
+//                    returned), and lanes 4-7 read lanes 8-11, which have: undefined on a GPU.
 //   coalesced_rank   a coalesced group of the even lanes shuffles from a rank past its size: the
 //                    lane that rank names is not in the group's mask (undefined on a GPU).
 //   multi_warp     tiles of several warps (64 and 128 threads) and the grid's ranks: cg::reduce

@@ -89,6 +89,36 @@ __global__ void atomics_kernel(unsigned* d_words, float* d_sum) {
   atomicAdd(d_sum, 1.0f);
 }
 
+// Each block sums its part of d_in and thread 0 stores the sum in d_partial[block]; the block
+// that takes the counter's last ticket adds the partial sums (plain loads) into *d_total, as
+// NVIDIA's threadFenceReduction sample does. With kFence, thread 0 makes a __threadfence()
+// between its store and its atomicInc: the sums are handed over, no race. Without it the last
+// block's loads race with the others' stores.
+template <bool kFence>
+__global__ void last_block_kernel(const unsigned char* d_in, size_t n, unsigned* d_partial,
+                                  unsigned* d_count, unsigned* d_total) {
+  __shared__ unsigned s_sum;
+  __shared__ bool s_last;
+  if (threadIdx.x == 0) s_sum = 0;
+  __syncthreads();
+  unsigned sum = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    sum += d_in[i];
+  atomicAdd(&s_sum, sum);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    d_partial[blockIdx.x] = s_sum;
+    if (kFence) __threadfence();
+    s_last = atomicInc(d_count, gridDim.x) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!s_last) return;
+  unsigned total = 0;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) total += d_partial[b];
+  atomicAdd(d_total, total);
+  if (threadIdx.x == 0) *d_count = 0;  // ready for the next launch
+}
+
 // The sentence the last launch failed with, or "no hazard".
 std::string outcome() {
   const cudaError_t e = cudaGetLastError();
@@ -163,6 +193,18 @@ int main(int argc, char** argv) {
     histo::DeviceBuffer<bool> d_flags(64);
     histo::launch(flag_kernel, 1, 128, 0, 0, d_flags.get(), 1u);
     result = outcome();
+  } else if (which == "fence_handover" || which == "fence_missing") {
+    histo::DeviceBuffer<unsigned> d_words(8);  // 4 partial sums, the counter, the total
+    CUDA_CHECK(cudaMemset(d_words.get(), 0, 8 * sizeof(unsigned)));
+    if (which == "fence_handover")
+      last_block_kernel<true><<<4, 128>>>(d_in, n, d_words.get(), d_words.get() + 4, d_words.get() + 5);
+    else
+      last_block_kernel<false><<<4, 128>>>(d_in, n, d_words.get(), d_words.get() + 4, d_words.get() + 5);
+    result = outcome();
+    unsigned total = 0, want = 0;
+    CUDA_CHECK(cudaMemcpy(&total, d_words.get() + 5, sizeof total, cudaMemcpyDeviceToHost));
+    for (const unsigned char c : h_in) want += c;
+    if (result == "no hazard") result += total == want ? ", total right" : ", total WRONG";
   } else if (which == "atomics_only") {
     histo::DeviceBuffer<unsigned> d_words(5);
     histo::DeviceBuffer<float> d_sum(1);
@@ -186,7 +228,7 @@ int main(int argc, char** argv) {
   } else {
     std::printf("usage: hazard_reports bins_not_zeroed|bins_zeroed|reads_unwritten|"
                 "reads_kernel_written|shared_race|shared_clean|dynamic_race|warp_synced|warp_race|"
-                "byte_race|atomics_only\n");
+                "byte_race|fence_handover|fence_missing|atomics_only\n");
     return 2;
   }
   std::printf("%s\n", result.c_str());

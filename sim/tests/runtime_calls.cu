@@ -4,6 +4,10 @@
 //                  (the deferred copy must not take it and drop it), once.
 //   shuffle_mask   a reduction whose __shfl_down_sync reads lanes outside its mask: the launch
 //                  fails naming the lanes and the line (a GPU returns garbage there).
+//   partial_warps  a block of 40 threads whose warps scan and vote with the full mask, as NVIDIA's
+//                  shfl_scan does in blocks of 120: lanes the block does not have, and lanes
+//                  that returned, take no part (CUDA's rule); the kernel's last argument is left
+//                  to its default.
 //   illegal_address  a kernel writes 1 GiB past the end of its buffer, on a non-blocking stream:
 //                  the async copy, the stream's synchronization and cudaGetLastError return
 //                  cudaErrorIllegalAddress, as on a GPU (sticky), the text naming the kernel's
@@ -66,6 +70,18 @@ __global__ void half_warp_sum(unsigned* d_out) {
   unsigned v = threadIdx.x;
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0x0000FFFFu, v, offset);
   if (threadIdx.x == 0) *d_out = v;
+}
+
+// Threads from `live` on return; the others scan 1s across their warp and count their warp's
+// voters, all with the full mask, reading only lanes that are there.
+__global__ void partial_warps(unsigned* d_out, unsigned live, unsigned weight = 1000) {
+  if (threadIdx.x >= live) return;
+  unsigned v = 1;
+  for (unsigned offset = 1; offset < 32; offset *= 2) {
+    const unsigned below = __shfl_up_sync(0xFFFFFFFFu, v, offset);
+    if (threadIdx.x % 32 >= offset) v += below;
+  }
+  d_out[threadIdx.x] = v + weight * unsigned(__popc(__ballot_sync(0xFFFFFFFFu, 1)));
 }
 
 // Each thread writes 1 GiB past the end of a 64-word buffer: memory no allocation holds.
@@ -164,6 +180,11 @@ int main(int argc, char** argv) {
     half_warp_sum<<<1, 32>>>(d_out);
     const cudaError_t sync = cudaDeviceSynchronize();
     std::printf("cudaDeviceSynchronize: %s: %s\n", cudaGetErrorName(sync), cudaGetErrorString(sync));
+  } else if (std::strcmp(which, "partial_warps") == 0) {
+    partial_warps<<<1, 40>>>(d_out, 36);
+    unsigned host[40] = {};
+    const cudaError_t copy = cudaMemcpy(host, d_out, sizeof(host), cudaMemcpyDeviceToHost);
+    std::printf("%s: lane 31 %u, thread 35 %u\n", cudaGetErrorName(copy), host[31], host[35]);
   } else if (std::strcmp(which, "illegal_address") == 0) {
     cudaStream_t stream;
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
@@ -263,7 +284,7 @@ int main(int argc, char** argv) {
     const cudaError_t c = cudaMalloc(&d_in, bytes);
     std::printf("outside: %s\n", cudaGetErrorName(c));
   } else {
-    std::printf("usage: runtime_calls async_copy|shuffle_mask|illegal_address|cuda_arch|scoped_atomics|"
+    std::printf("usage: runtime_calls async_copy|shuffle_mask|partial_warps|illegal_address|cuda_arch|scoped_atomics|"
                 "host_arch|helper_guards|device_assert|toolkit_headers|large_inputs\n");
     return 2;
   }

@@ -86,20 +86,26 @@ int memory_class(const std::string& op) {
   return -1;
 }
 
+// One SASS instruction line: /*0050*/ [@P0 ]OP operands ; -> its address, its guard ("@P0 ",
+// "@!UPT ", or empty), the opcode and the operands.
+const std::regex& sass_instruction() {
+  static const std::regex instruction(R"(^\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P[T0-9]+\s+)?(\S+)\s*([^;]*);)");
+  return instruction;
+}
+
 std::map<std::string, std::vector<Instr>> parse_sass(const std::string& text) {
   std::map<std::string, std::vector<Instr>> functions;
   std::vector<Instr>* current = nullptr;
   std::istringstream in(text);
   static const std::regex function(R"(^\s*Function : (\S+))");
-  static const std::regex instruction(R"(^\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]\s+)?(\S+)\s*([^;]*);)");
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
     if (std::regex_search(line, m, function)) {
       current = &functions[m[1]];
       continue;
     }
-    if (current && std::regex_search(line, m, instruction))
-      current->push_back({unsigned(std::stoul(m[1], nullptr, 16)), m[2], m[3]});
+    if (current && std::regex_search(line, m, sass_instruction()))
+      current->push_back({unsigned(std::stoul(m[1], nullptr, 16)), m[3], m[4]});
   }
   return functions;
 }
@@ -272,7 +278,6 @@ std::string real_path(const std::string& path) {
 void tally_atomics(const std::string& text, const std::string& toolkit,
                    std::map<std::pair<std::string, long>, AtomicTally>* lines) {
   static const std::regex location(R"re(//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?)re");
-  static const std::regex instruction(R"(^\s*/\*[0-9a-f]{4,}\*/\s+(@!?U?P[T0-9]+\s+)?(\S+)\s*([^;]*);)");
   static const std::regex function(R"(^\.text\.\S+:)");
   std::map<std::string, bool> under_toolkit;
   auto outside = [&](const std::string& file) {
@@ -296,10 +301,10 @@ void tally_atomics(const std::string& text, const std::string& toolkit,
       in_location = true;
       continue;
     }
-    if (!std::regex_search(line, m, instruction)) continue;
+    if (!std::regex_search(line, m, sass_instruction())) continue;
     in_location = false;
-    const std::string guard = m[1], op = m[2];
-    const std::vector<std::string> ops = operands(m[3]);
+    const std::string guard = m[2], op = m[3];
+    const std::vector<std::string> ops = operands(m[4]);
     auto trimmed = [](std::string s) {
       s.erase(0, s.find_first_not_of(' '));
       return s.substr(0, s.find_last_not_of(' ') + 1);

@@ -9,8 +9,11 @@
 // source. What CUDA C++ writes and host C++ cannot parse is rewritten, always in place, so
 // every line keeps its number (a #line directive names the real file):
 //   kernel<<<grid, block, shared, stream>>>(args)
-//       -> kernel * ::histo_sim::chevrons(grid, block, shared, stream)(args)
-//          (cuda_runtime.h: the launch, with the arguments converted to the kernel's types)
+//       -> kernel * ::histo_sim::chevrons([&](auto&&... a) { kernel(a...); }, grid, block, shared,
+//          stream)(args)
+//          (cuda_runtime.h: the launch, with the arguments converted to the kernel's types; the
+//          call by name gives a kernel with default arguments the ones left out. A launch of
+//          anything but a name, `ns::name` or `name<T, 256>` has no call by name)
 //   extern __shared__ [__align__(n)] T name[];            (in a function or at file scope;
 //                                                          __shared__ after T too)
 //       -> T* const name = ::histo_sim::dynamic_shared<T>();
@@ -307,8 +310,9 @@ class Rewriter {
     }
   }
 
-  // kernel<<<config>>>(args): `<<<` becomes ` * ::histo_sim::chevrons(`, the matching `>>>`
-  // becomes `)`. Returns where scanning goes on (inside the configuration: it may hold more).
+  // kernel<<<config>>>(args): `<<<` becomes ` * ::histo_sim::chevrons(` and a lambda that calls
+  // the kernel by name, the matching `>>>` becomes `)`. Returns where scanning goes on (inside
+  // the configuration: it may hold more).
   size_t chevrons(size_t open) {
     int depth = 0;
     for (size_t j = open + 3; j < t_.size(); ++j) {
@@ -318,12 +322,47 @@ class Rewriter {
       if (c == ')' || c == ']' || c == '}') --depth;
       if (depth < 0) break;
       if (depth == 0 && c == '>' && t_.compare(j, 3, ">>>") == 0) {
-        edit(open, open + 3, " * ::histo_sim::chevrons(");
+        const std::string name = launched_name(open);
+        edit(open, open + 3,
+             " * ::histo_sim::chevrons(" +
+                 (name.empty() ? std::string()
+                               : "[&](auto&&... histo_sim_a) { " + name +
+                                     "(static_cast<decltype(histo_sim_a)&&>(histo_sim_a)...); }, "));
         edit(j, j + 3, ")");
         return open + 3;
       }
     }
     return open + 3;  // no >>>: left for the compiler to report
+  }
+
+  // The kernel a launch at `open` (its `<<<`) names, as written: `name`, `ns::name`, `name<T, 256>`,
+  // on one line; "" for anything else (a pointer expression).
+  std::string launched_name(size_t open) const {
+    size_t j = open;
+    while (j > 0 && (t_[j - 1] == ' ' || t_[j - 1] == '\t')) --j;
+    if (j > 0 && t_[j - 1] == '>') {  // template arguments
+      int depth = 0;
+      do {
+        --j;
+        const char c = t_[j];
+        if (!is_code(j) || c == '\n' || c == ';' || c == '{' || c == '}') return "";
+        depth += c == '>' ? 1 : c == '<' ? -1 : 0;
+      } while (j > 0 && depth > 0);
+      if (depth) return "";
+      while (j > 0 && (t_[j - 1] == ' ' || t_[j - 1] == '\t')) --j;
+    }
+    for (;;) {  // name, then :: name before it
+      const size_t end = j;
+      while (j > 0 && is_code(j - 1) && ident_char(t_[j - 1])) --j;
+      if (j == end || std::isdigit(static_cast<unsigned char>(t_[j]))) return "";
+      if (j < 2 || t_[j - 1] != ':' || t_[j - 2] != ':') break;
+      j -= 2;
+      if (j == 0 || !ident_char(t_[j - 1])) break;  // ::name
+    }
+    size_t before = j;  // a member (s.kernel, p->kernel) is not a name in scope
+    while (before > 0 && (t_[before - 1] == ' ' || t_[before - 1] == '\t')) --before;
+    if (before > 0 && (t_[before - 1] == '.' || (before > 1 && t_.compare(before - 2, 2, "->") == 0))) return "";
+    return t_.substr(j, open - j);
   }
 
   // Where `__shared__` stands in the declaration that begins at `from` (after an `extern`), before
