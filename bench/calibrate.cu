@@ -67,7 +67,6 @@
 #include "histo/cuda_check.hpp"
 #include "histo/device_buffer.hpp"
 #include "histo/gpu.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo/launch.hpp"
 #include "histo/probe.hpp"
 #include "histo/timing.hpp"
@@ -273,11 +272,11 @@ int main() {
                 prop.maxThreadsPerMultiProcessor, prop.maxBlocksPerMultiProcessor);
 
     const double launch = median_ms([](cudaStream_t s) {
-      histo::launch(empty_kernel, 1, 32, 0, s);
+      empty_kernel<<<1, 32, 0, s>>>();
     }, 201);
     const double launch_memset = median_ms([&](cudaStream_t s) {
       CUDA_CHECK(cudaMemsetAsync(sink.get(), 0, sizeof(uint32_t), s));
-      histo::launch(empty_kernel, 1, 32, 0, s);
+      empty_kernel<<<1, 32, 0, s>>>();
     }, 201);
     std::printf("  \"launch_us\": %.2f,\n  \"launch_after_memset_us\": %.2f,\n", launch * 1e3,
                 launch_memset * 1e3);
@@ -306,7 +305,7 @@ int main() {
       d_next.upload(next.data(), next.size());
       const uint32_t steps = 20000;
       const double ms = median_ms([&](cudaStream_t s) {
-        histo::launch(chase_kernel, 1, 1, 0, s, d_next.get(), steps, sink.get());
+        chase_kernel<<<1, 1, 0, s>>>(d_next.get(), steps, sink.get());
       }, 5);
       std::printf("  \"load_latency_ns\": %.1f,\n", ms * 1e6 / steps);
     }
@@ -315,7 +314,7 @@ int main() {
       CUDA_CHECK(cudaMemset(data.get(), 1, big));
       const unsigned blocks = unsigned(sms) * 8, threads = 256;
       const double ms = median_ms([&](cudaStream_t s) {
-        histo::launch(byte_load_kernel, blocks, threads, 0, s, data.get(), big, sink.get());
+        byte_load_kernel<<<blocks, threads, 0, s>>>(data.get(), big, sink.get());
       }, 11);
       const double requests_per_warp = double(big) / 32 / (double(blocks) * threads / 32);
       std::printf("  \"load_request_ns\": %.1f,\n", ms * 1e6 / requests_per_warp);
@@ -327,7 +326,7 @@ int main() {
       const unsigned blocks = unsigned(sms) * 8, threads = 256;
       const int rounds = 64;
       const double ms = median_ms([&](cudaStream_t s) {
-        histo::launch(sector_load_kernel, blocks, threads, 0, s, data.get(), bytes, rounds, sink.get());
+        sector_load_kernel<<<blocks, threads, 0, s>>>(data.get(), bytes, rounds, sink.get());
       }, 11);
       const double sectors = double(bytes / 32) * rounds;
       std::printf("  \"load_sectors_per_sm_per_s\": %.4g,\n", sectors / sms / (ms * 1e-3));
@@ -340,8 +339,8 @@ int main() {
       const unsigned blocks = unsigned(sms) * 8, threads = 256;
       auto read_gbps = [&](size_t bytes, int rounds) {
         const double ms = median_ms([&](cudaStream_t s) {
-          histo::launch(vector_read_kernel, blocks, threads, 0, s,
-                        reinterpret_cast<const uint4*>(data.get()), bytes / 16, rounds, sink.get());
+          vector_read_kernel<<<blocks, threads, 0, s>>>(reinterpret_cast<const uint4*>(data.get()),
+                                                        bytes / 16, rounds, sink.get());
         }, 11);
         return double(bytes) * rounds / (ms * 1e6);
       };
@@ -349,8 +348,7 @@ int main() {
       const double l2_gbps = read_gbps(resident, 64);
       const int rounds = 16;
       const double ms = median_ms([&](cudaStream_t s) {
-        histo::launch(byte_load_rounds_kernel, blocks, threads, 0, s, data.get(), resident, rounds,
-                      sink.get());
+        byte_load_rounds_kernel<<<blocks, threads, 0, s>>>(data.get(), resident, rounds, sink.get());
       }, 11);
       const double requests_per_warp = double(resident) * rounds / 32 / (double(blocks) * threads / 32);
       std::printf("  \"l2_read_gbps\": %.1f,\n  \"l2_load_request_ns\": %.1f,\n", l2_gbps,
@@ -382,8 +380,7 @@ int main() {
       const int iters[] = {4, 16, 256, 16, 4};
       for (int p = 0; p < 5; ++p) {
         const double ms = median_ms([&](cudaStream_t s) {
-          histo::launch(atomic_kernel, blocks, threads, 0, s, words.get(), iters[p], p,
-                        spread_words);
+          atomic_kernel<<<blocks, threads, 0, s>>>(words.get(), iters[p], p, spread_words);
         }, 11);
         // One address: count requests (a warp's 32 adds to one word are one L2 update); the
         // others: updates of distinct words.
@@ -395,7 +392,7 @@ int main() {
       const int one_word_iters = 4;
       for (int op = 0; op < 4; ++op) {
         const double ms = median_ms([&](cudaStream_t s) {
-          histo::launch(one_word_kernel, blocks, threads, 0, s, words.get(), one_word_iters, op, 0u);
+          one_word_kernel<<<blocks, threads, 0, s>>>(words.get(), one_word_iters, op, 0u);
         }, 11);
         std::printf("  \"%s\": %.4g,\n", one_word[op], lane_ops_per_iter * one_word_iters / (ms * 1e-3));
       }
@@ -407,7 +404,7 @@ int main() {
       const int rounds = 64;
       for (const unsigned spacing : {1u, 32u}) {
         const double ms = median_ms([&](cudaStream_t s) {
-          histo::launch(store_kernel, blocks, threads, 0, s, data.get(), bytes / 4, spacing, rounds);
+          store_kernel<<<blocks, threads, 0, s>>>(data.get(), bytes / 4, spacing, rounds);
         }, 11);
         const double stores = double(bytes / 4 / spacing) * rounds;  // one sector per lane, or 8 lanes
         if (spacing == 1)
@@ -425,7 +422,7 @@ int main() {
       const int iters = 1024;
       for (const bool bytes : {false, true}) {
         const double ms = median_ms([&](cudaStream_t s) {
-          histo::launch(constant_load_kernel, blocks, threads, 0, s, iters, bytes, sink.get());
+          constant_load_kernel<<<blocks, threads, 0, s>>>(iters, bytes, sink.get());
         }, 11);
         const double reads = double(blocks) * threads * iters;  // 32 per warp-wide load
         std::printf("  \"constant_%s_per_sm_per_s\": %.4g,\n", bytes ? "bytes" : "words", reads / sms / (ms * 1e-3));
@@ -436,11 +433,11 @@ int main() {
       const unsigned blocks = unsigned(sms) * 8, threads = 256;
       uint4* d_out = reinterpret_cast<uint4*>(data.get());
       const double write_ms = median_ms([&](cudaStream_t s) {
-        histo::launch(vector_write_kernel, blocks, threads, 0, s, d_out, big / 16);
+        vector_write_kernel<<<blocks, threads, 0, s>>>(d_out, big / 16);
       }, 21);
       const size_t half = big / 2;
       const double copy_ms = median_ms([&](cudaStream_t s) {
-        histo::launch(vector_copy_kernel, blocks, threads, 0, s, d_out, d_out + half / 16, half / 16);
+        vector_copy_kernel<<<blocks, threads, 0, s>>>(d_out, d_out + half / 16, half / 16);
       }, 21);
       std::printf("  \"dram_write_gbps\": %.1f,\n  \"dram_copy_gbps\": %.1f,\n", big / (write_ms * 1e6),
                   2.0 * half / (copy_ms * 1e6));
@@ -448,7 +445,7 @@ int main() {
     {
       const int steps = 1 << 16;
       const double ms = median_ms([&](cudaStream_t s) {
-        histo::launch(shared_chase_kernel, unsigned(sms), 32, 0, s, steps, sink.get());
+        shared_chase_kernel<<<unsigned(sms), 32, 0, s>>>(steps, sink.get());
       }, 11);
       std::printf("  \"shared_load_latency_ns\": %.2f,\n", ms * 1e6 / steps);
     }
@@ -457,10 +454,10 @@ int main() {
       const int iters = 4096;
       const double warp_instructions = double(blocks) * (threads / 32) * iters;
       const double ld = median_ms([&](cudaStream_t s) {
-        histo::launch(shared_load_kernel, blocks, threads, 0, s, iters, sink.get());
+        shared_load_kernel<<<blocks, threads, 0, s>>>(iters, sink.get());
       }, 11);
       const double at = median_ms([&](cudaStream_t s) {
-        histo::launch(shared_atomic_kernel, blocks, threads, 0, s, iters, sink.get());
+        shared_atomic_kernel<<<blocks, threads, 0, s>>>(iters, sink.get());
       }, 11);
       std::printf("  \"shared_wavefronts_per_sm_per_s\": %.4g,\n",
                   warp_instructions / sms / (ld * 1e-3));

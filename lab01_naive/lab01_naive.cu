@@ -17,7 +17,6 @@
 #include "lab01.h"
 
 #include "histo/cuda_check.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo/reference.hpp"
 
 namespace lab01 {
@@ -67,7 +66,7 @@ histo::LaunchShape histogram_segmented(const uint8_t* d_in, size_t n, uint32_t* 
   if (n == 0) return {};
   const histo::LaunchShape shape{segmented_grid_size(n), kBlockSize, 0};
   histo::check_launch_shape(shape, "lab01 histogram_segmented");
-  histo::launch(histogram_segmented_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_segmented_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -79,7 +78,7 @@ histo::LaunchShape histogram_racy(const uint8_t* d_in, size_t n, uint32_t* d_bin
   if (n == 0) return {};
   const histo::LaunchShape shape{segmented_grid_size(n), kBlockSize, 0};
   histo::check_launch_shape(shape, "lab01 histogram_racy");
-  histo::launch(histogram_racy_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_racy_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

@@ -25,7 +25,6 @@
 #include "lab03.h"
 
 #include "histo/cuda_check.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo/reference.hpp"
 
 namespace lab03 {
@@ -115,7 +114,7 @@ histo::LaunchShape histogram_global(const uint8_t* d_in, size_t n, uint32_t* d_b
   if (n == 0) return {};
   const histo::LaunchShape shape{grid_for(n, histo::device_sm_count()), kBlockSize, 0};
   histo::check_launch_shape(shape, "lab03 histogram_global");
-  histo::launch(histogram_global_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_global_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -127,7 +126,7 @@ histo::LaunchShape histogram_aggregated(const uint8_t* d_in, size_t n, uint32_t*
   if (n == 0) return {};
   const histo::LaunchShape shape{grid_for(n, histo::device_sm_count()), kBlockSize, 0};
   histo::check_launch_shape(shape, "lab03 histogram_aggregated");
-  histo::launch(histogram_aggregated_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_aggregated_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -139,7 +138,7 @@ histo::LaunchShape letter_histogram(const uint8_t* d_in, size_t n, uint32_t* d_b
   if (n == 0) return {};
   const histo::LaunchShape shape{grid_for(n, histo::device_sm_count()), kBlockSize, 0};
   histo::check_launch_shape(shape, "lab03 letter_histogram");
-  histo::launch(letter_histogram_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  letter_histogram_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -152,7 +151,7 @@ histo::LaunchShape histogram64(const uint8_t* d_in, size_t n, unsigned long long
   if (n == 0) return {};
   const histo::LaunchShape shape{grid_for(n, histo::device_sm_count()), kBlockSize, 0};
   histo::check_launch_shape(shape, "lab03 histogram64");
-  histo::launch(histogram64_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram64_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

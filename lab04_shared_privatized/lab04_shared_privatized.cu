@@ -24,7 +24,6 @@
 #include "lab04.h"
 
 #include "histo/cuda_check.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo/reference.hpp"
 
 #include <algorithm>
@@ -165,7 +164,7 @@ __global__ void __launch_bounds__(kBlockSize)
 __global__ void __launch_bounds__(kBlockSize)
     histogram_wide_kernel(const uint16_t* __restrict__ d_in, size_t n, uint32_t* d_bins,
                           uint32_t num_bins, uint32_t private_bins) {
-  uint32_t* s_wide = histo::dynamic_shared<uint32_t>();  // private_bins counters (extern __shared__)
+  extern __shared__ uint32_t s_wide[];  // private_bins counters: the launch's dynamic shared memory
   // TODO(lab04) begin: the wide kernel with its range test (about 15 lines)
   // Adds this block's share of the n values to d_bins[0, num_bins): values below private_bins
   // through the block's private counters s_wide (merged once at the end), the other values
@@ -200,7 +199,7 @@ histo::LaunchShape launch_vec16(const uint8_t* d_in, size_t n, uint32_t* d_bins,
                resident_blocks_per_sm(kernel, 0, who)),
       kBlockSize, histo::kNumBins * sizeof(uint32_t)};
   histo::check_launch_shape(shape, who);
-  histo::launch(kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -216,7 +215,7 @@ histo::LaunchShape histogram_shared(const uint8_t* d_in, size_t n, uint32_t* d_b
   const histo::LaunchShape shape{grid_for(n, histo::device_sm_count(), blocks_per_sm), kBlockSize,
                                  histo::kNumBins * sizeof(uint32_t)};
   histo::check_launch_shape(shape, who);
-  histo::launch(histogram_shared_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_shared_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -255,8 +254,8 @@ histo::LaunchShape histogram_wide(const uint16_t* d_in, size_t n, uint32_t* d_bi
                resident_blocks_per_sm(histogram_wide_kernel, shared_bytes, who)),
       kBlockSize, shared_bytes};
   histo::check_launch_shape(shape, who);
-  histo::launch(histogram_wide_kernel, shape.grid, shape.block, shared_bytes, stream, d_in, n, d_bins,
-                                                                            num_bins, private_bins);
+  histogram_wide_kernel<<<shape.grid, shape.block, shared_bytes, stream>>>(d_in, n, d_bins,
+                                                                           num_bins, private_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

@@ -1,7 +1,6 @@
 // GPU detection: a device query and one tiny kernel launch, so that "no code for this GPU"
 // shows up here rather than as a failure in the middle of a lab.
 #include "histo/cuda_check.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo/gpu.hpp"
 
 #include <sstream>
@@ -62,7 +61,7 @@ GpuStatus probe() {
   int* d_flag = nullptr;
   err = cudaMalloc(&d_flag, sizeof(int));
   if (err == cudaSuccess) {
-    histo::launch(probe_kernel, 1, 1, 0, 0, d_flag);
+    probe_kernel<<<1, 1>>>(d_flag);
     err = cudaGetLastError();
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
     int h_flag = 0;

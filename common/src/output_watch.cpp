@@ -73,9 +73,9 @@ std::string OutputWatch::problem(size_t n) const {
     what += (what.empty() ? "" : "; and ") + sentence;
   };
   if (n > 0 && kernel_launches() == launches_at_start_)
-    add("no kernel was launched (through histo::launch) for n = " + std::to_string(n) +
+    add("no kernel was launched for n = " + std::to_string(n) +
         " bytes: the histogram must be counted on the device, by the lab's kernel launched "
-        "with histo::launch as the provided code does, not on the host");
+        "with <<<...>>> as the provided code does, not on the host");
   const Activity seen = activity_of(d_begin_);
   if (seen.copies_in || seen.memsets_in) {
     std::string writes;

@@ -1,7 +1,6 @@
 // The read-bandwidth probe: the most a byte histogram could reach, since every histogram must
 // at least read its input once. 16-byte loads, four in flight per thread, grid-stride.
 #include "histo/cuda_check.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo/launch.hpp"
 #include "histo/probe.hpp"
 
@@ -49,7 +48,7 @@ __global__ void probe_kernel(const uint8_t* __restrict__ d_in, size_t n, uint32_
 void bandwidth_probe(const uint8_t* d_in, size_t n, uint32_t* d_sink, cudaStream_t stream) {
   if (n == 0) return;
   const unsigned grid = unsigned(device_sm_count() * kProbeBlocksPerSm);
-  histo::launch(probe_kernel, grid, kProbeBlock, 0, stream, d_in, n, d_sink);
+  probe_kernel<<<grid, kProbeBlock, 0, stream>>>(d_in, n, d_sink);
   CUDA_CHECK_LAUNCH();
 }
 

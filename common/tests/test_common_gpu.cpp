@@ -66,7 +66,7 @@ TEST_CASE("the bins tell a kernel's counts from counts the host copied in", "[gp
   DeviceBuffer<uint8_t> data(64);
   CUDA_CHECK(cudaMemset(data.get(), 7, data.bytes()));
   DeviceBuffer<uint32_t> sink(1);
-  bandwidth_probe(data.get(), 64, sink.get(), 0);  // launches a kernel through histo::launch
+  bandwidth_probe(data.get(), 64, sink.get(), 0);  // launches a kernel with <<<>>>
   CUDA_CHECK(cudaDeviceSynchronize());
   CHECK(bins.work_problem(100).empty());
   const std::vector<uint32_t> counts(256, 1);

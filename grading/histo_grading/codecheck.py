@@ -116,23 +116,21 @@ CUDA_HOST_VISIBLE = {
     "__cudaRegisterManagedVar",
 }
 
-# The simulator's runtime (sim/include/cuda_runtime.h): what kernels and the launch templates
-# call. Every histo_sim:: name that header or kernel_launch.cuh spells out is added to these
-# (sim_names()), so a kernel-side addition to the simulator needs no change here.
+# The simulator's runtime (sim/include/cuda_runtime.h): what kernels and launches (kernel<<<>>>
+# as its wrapper writes them) call. Every histo_sim:: name that header spells out is added to
+# these (sim_names()), so a kernel-side addition to the simulator needs no change here.
 SIM_ALLOWED = {"histo_sim::launch", "histo_sim::syncthreads", "histo_sim::warp_collective",
                "histo_sim::trace_atomic", "histo_sim::traced_load", "histo_sim::g_current",
                "histo_sim::g_block_idx", "histo_sim::g_block_dim", "histo_sim::g_grid_dim",
                "histo_sim::g_dynamic_shared"}
 
-# The histo:: launch helpers (launch.hpp, cuda_check.hpp, kernel_launch.cuh, bits.hpp,
-# device_buffer.hpp, output_watch.hpp's count_kernel_launch). Not the CPU reference, datasets,
-# grading, diagnosis, perf, timing or Catch2 support.
+# The histo:: launch helpers (launch.hpp, cuda_check.hpp, bits.hpp, device_buffer.hpp). Not the
+# CPU reference, datasets, grading, diagnosis, perf, timing or Catch2 support.
 HISTO_ALLOWED = {"histo::prepare_output", "histo::device_sm_count", "histo::resident_blocks_per_sm",
                  "histo::forget_device_cache", "histo::shared_optin_bytes",
                  "histo::check_launch_shape", "histo::LaunchShape", "histo::ceil_div",
                  "histo::throw_cuda_error", "histo::CudaError", "histo::device_alloc",
-                 "histo::DeviceBuffer", "histo::count_kernel_launch", "histo::launch",
-                 "histo::dynamic_shared", "histo::lowest_set_bit", "histo::set_bit_count",
+                 "histo::DeviceBuffer", "histo::lowest_set_bit", "histo::set_bit_count",
                  "histo::min_of", "histo::max_of", "histo::Variant"}
 
 # The C library is allowed by name, deny by default: every libc function that reaches files,
@@ -318,18 +316,20 @@ def sim_names():
     """The histo_sim:: names that the simulator's kernel-side headers spell out."""
     root = Path(__file__).resolve().parents[2]
     names = set(SIM_ALLOWED)
-    for header in (root / "sim/include/cuda_runtime.h", root / "common/include/histo/kernel_launch.cuh"):
-        try:
-            text = "\n".join(_code_only(header.read_text().splitlines()))
-        except OSError:
-            continue
-        names |= {"histo_sim::" + n for n in re.findall(r"\bhisto_sim::(\w+)", text)}
-        # Inline helpers the header defines inside namespace histo_sim (to_bits, shuffle, ...).
-        for block in _namespace_blocks(text, "histo_sim"):
-            names |= {"histo_sim::" + n for n in re.findall(r"(?:^|\s)(\w+)\s*\(", block)
-                      if n not in ("sizeof", "static_assert", "void", "unsigned", "return", "if")}
-            names |= {"histo_sim::" + n for n in re.findall(r"\b(?:struct|class|enum class|using)\s+(\w+)", block)}
-            names |= {"histo_sim::" + n for n in re.findall(r"extern\s+[\w:*<>() ]+?\b(\w+)\s*(?:\[[^\]]*\])?\s*;", block)}
+    header = root / "sim/include/cuda_runtime.h"
+    try:
+        text = "\n".join(_code_only(header.read_text().splitlines()))
+    except OSError:
+        return frozenset(names)
+    names |= {"histo_sim::" + n for n in re.findall(r"\bhisto_sim::(\w+)", text)}
+    # Inline helpers the header defines inside namespace histo_sim (to_bits, shuffle, ...), and
+    # its operators (the launch's `kernel * chevrons(...)(args)`).
+    for block in _namespace_blocks(text, "histo_sim"):
+        names |= {"histo_sim::" + n for n in re.findall(r"(?:^|\s)(\w+)\s*\(", block)
+                  if n not in ("sizeof", "static_assert", "void", "unsigned", "return", "if")}
+        names |= {"histo_sim::" + n for n in re.findall(r"\b(operator[^\w\s(]+)\s*\(", block)}
+        names |= {"histo_sim::" + n for n in re.findall(r"\b(?:struct|class|enum class|using)\s+(\w+)", block)}
+        names |= {"histo_sim::" + n for n in re.findall(r"extern\s+[\w:*<>() ]+?\b(\w+)\s*(?:\[[^\]]*\])?\s*;", block)}
     return frozenset(names)
 
 
@@ -478,7 +478,8 @@ class Rules:
             return "course" if about.startswith(COURSE_NAMESPACES) else "other"
         # A weak C++ instantiation: harmless unless something else is meant to provide it.
         head = about.split("::{")[0]
-        if about.startswith("histo_sim::") and (head in self.sim or about in self.sim):
+        if about.startswith("histo_sim::") and (head in self.sim or about in self.sim
+                                                or head.rsplit("::", 1)[0] in self.sim):  # a member
             return ""
         if about.startswith("histo::") and (any(head == h or head.startswith(h + "::")
                                                 for h in HISTO_ALLOWED) or re.match(r"^histo::k[A-Z]\w*$", head)):

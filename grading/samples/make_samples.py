@@ -204,7 +204,7 @@ __asm__(".pushsection .rodata\\n.incbin \\"{path}\\"\\n.popsection");
 def replace_first_launch(solution, code, extra):
     """The solution with its first launch of a kernel on d_bins replaced by `code` (formatted with
     the launch's indent and kernel), and `extra` added after the last #include."""
-    launch = re.search(r"^( *)histo::launch\((\w+(?:<[^>]*>)?)[^;]*\bd_bins\b[^;]*\);\n", solution, re.M)
+    launch = re.search(r"^( *)(\w+(?:<[^>]*>)?)<<<[^;]*\bd_bins\b[^;]*\);\n", solution, re.M)
     text = (solution[:launch.start()] + code.format(indent=launch.group(1), kernel=launch.group(2))
             + solution[launch.end():])
     last_include = list(re.finditer(r"^#include .*\n", text, re.M))[-1]
@@ -220,7 +220,7 @@ def host_counting(solution, dummy):
     """The solution with its first launch of a kernel on d_bins replaced by counting on the host."""
     code = HOST_COUNT
     if dummy:
-        code += "{indent}histo::launch(looks_busy_kernel, 1, 32, 0, stream, d_bins);\n"
+        code += "{indent}looks_busy_kernel<<<1, 32, 0, stream>>>(d_bins);\n"
     return replace_first_launch(solution, code, "#include <vector>\n" + (LOOKS_BUSY if dummy else ""))
 
 
@@ -231,7 +231,7 @@ HOST_COUNT_BYVALUE = """{indent}{{  // counts on the host; a kernel only stores 
 {indent}  CUDA_CHECK(cudaMemcpy(h_copy.data(), d_in, n, cudaMemcpyDeviceToHost));
 {indent}  HostCounts counts{{}};
 {indent}  for (uint8_t b : h_copy) ++counts.bins[b];
-{indent}  histo::launch(store_counts_kernel, 1, histo::kNumBins, 0, stream, counts, d_bins);
+{indent}  store_counts_kernel<<<1, histo::kNumBins, 0, stream>>>(counts, d_bins);
 {indent}}}
 """
 STORE_COUNTS = """
@@ -245,7 +245,7 @@ __global__ void store_counts_kernel(HostCounts counts, uint32_t* d_bins) {
 }
 """
 # A kernel over the full grid that counts nothing, then the host counts through the pointers.
-DECOY_MEMCPY = """{indent}histo::launch(decoy_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+DECOY_MEMCPY = """{indent}decoy_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
 {indent}{{  // the host counts d_in and writes d_bins directly (device memory is host memory here)
 {indent}  CUDA_CHECK(cudaStreamSynchronize(stream));
 {indent}  uint32_t h_counts[histo::kNumBins] = {{}};
@@ -261,7 +261,7 @@ __global__ void decoy_kernel(const uint8_t* d_in, size_t n, uint32_t* d_bins) {
 }
 """
 # One thread reads the input through memcpy, counts it in a local array and copies the bins out.
-MEMCPY_READ = """{indent}histo::launch(memcpy_read_kernel, 1, 1, 0, stream, d_in, n, d_bins);
+MEMCPY_READ = """{indent}memcpy_read_kernel<<<1, 1, 0, stream>>>(d_in, n, d_bins);
 """
 MEMCPY_READ_KERNEL = """
 // One thread: the input comes in through memcpy, 256 bytes at a time, the bins go out likewise.
@@ -278,7 +278,7 @@ __global__ void memcpy_read_kernel(const uint8_t* d_in, size_t n, uint32_t* d_bi
 """
 # The global bin's atomicAdd as a memcpy read, an increment and a memcpy write.
 MEMCPY_RACY = r"{ uint32_t count; memcpy(&count, &\1, sizeof count); ++count; memcpy(&\1, &count, sizeof count); }"
-CALLS_REFERENCE = """{indent}histo::launch(reference_kernel, 1, 32, 0, stream, d_in, n, d_bins);
+CALLS_REFERENCE = """{indent}reference_kernel<<<1, 32, 0, stream>>>(d_in, n, d_bins);
 """
 REFERENCE_KERNEL = """
 // A "kernel" that asks the CPU reference (the simulator runs kernels as host code).
@@ -583,8 +583,8 @@ LOOKUP_LAUNCH = """{indent}static LookupRow* d_rows = nullptr;
 {indent}  CUDA_CHECK(cudaMalloc(&d_rows, sizeof kLookup));
 {indent}  CUDA_CHECK(cudaMemcpy(d_rows, kLookup, sizeof kLookup, cudaMemcpyHostToDevice));
 {indent}}}
-{indent}histo::launch(lookup_kernel, 1, histo::kNumBins, 0, stream, d_in, n, d_bins,
-{indent}              (const LookupRow*)d_rows, unsigned(sizeof kLookup / sizeof kLookup[0]));
+{indent}lookup_kernel<<<1, histo::kNumBins, 0, stream>>>(d_in, n, d_bins, (const LookupRow*)d_rows,
+{indent}                                                 unsigned(sizeof kLookup / sizeof kLookup[0]));
 """
 PRINT_INPUTS = """{indent}std::printf("INPUT-SEEN n=%zu align=%zu\\n", n, size_t(reinterpret_cast<uintptr_t>(d_in) % 256));
 """
@@ -671,8 +671,7 @@ char disk_fill[size_t(200) << 20] = {1};
 
 def insert_before_first_launch(text, code):
     """`code` as the first lines of the host function that makes the source's first launch."""
-    at = text.index("histo::launch(")
-    line = text.rindex("\n", 0, at) + 1
+    line = re.search(r"^ *\w+(?:<[^>]*>)?<<<", text, re.M).start()
     return text[:line] + code + text[line:]
 
 

@@ -1,8 +1,8 @@
 // The CPU simulator's grading hooks: what the host did during a graded call whose output range
 // a grader watches. Into the range: cudaMemcpy, cudaMemcpyAsync or a cudaMemset of a nonzero
-// value (zeroing is not counted: it cannot put a count into a bin). Anywhere: copies of device
-// memory to the host, and host code reading or writing device memory directly (every device
-// allocation is protected from the host until the call ends: sim/src/host_access.cpp). Also
+// value (zeroing is not counted: it cannot put a count into a bin). Anywhere: launches, copies
+// of device memory to the host, and host code reading or writing device memory directly (every
+// device allocation is protected from the host until the call ends: sim/src/host_access.cpp). Also
 // which device bytes hold a grader's poison, garbage as far as the initcheck is concerned; and
 // whether the hazard checks saw a graded case's launches. The graders' bins watch themselves
 // through histo::OutputWatch (common/include/histo/output_watch.hpp); nothing else needs this
@@ -33,6 +33,10 @@ struct HostActivity {
   std::string first_access;    // "a read of byte 0 of the ... buffer cudaMalloc'd at F:L at F:L"
 };
 HostActivity host_activity(const void* begin);
+
+// Kernels launched so far in this process (every kernel<<<...>>>, one with a bad configuration
+// included): a graded call that launched none counted on the host.
+unsigned long long kernel_launches();
 
 // Whether host code touching device memory is caught at all (HostActivity::host_accesses): not
 // under AddressSanitizer or ThreadSanitizer (the sim-asan and sim-tsan presets), which handle

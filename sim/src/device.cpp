@@ -27,6 +27,7 @@
 // not reported.
 #include <cuda_runtime.h>
 
+#include "histo_sim_host_writes.h"
 #include "internal.hpp"
 #include "trace.hpp"
 
@@ -1213,10 +1214,15 @@ uint3 block_at(uint64_t b, dim3 grid) {
   return uint3{unsigned(b % grid.x), unsigned(b / grid.x % grid.y), unsigned(b / (uint64_t(grid.x) * grid.y))};
 }
 
+std::atomic<unsigned long long> g_kernel_launches{0};
+
 }  // namespace
+
+unsigned long long kernel_launches() { return g_kernel_launches.load(std::memory_order_relaxed); }
 
 void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
             ThreadBody body, void* closure) {
+  g_kernel_launches.fetch_add(1, std::memory_order_relaxed);
   const uint64_t threads = uint64_t(block.x) * block.y * block.z;
   const uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
   if (threads == 0 || threads > 1024 || blocks == 0 || grid.x > 0x7FFFFFFFu || grid.y > 65535 ||

@@ -3,7 +3,6 @@
 // Exits 0 when the kernel counts right.
 #include "histo/cuda_check.hpp"
 #include "histo/device_buffer.hpp"
-#include "histo/kernel_launch.cuh"
 
 #include <cstdio>
 #include <vector>
@@ -29,8 +28,7 @@ int main() {
   histo::DeviceBuffer<unsigned int> d_bins(256);
   CUDA_CHECK(cudaMemcpy(d_in.get(), h_in.data(), n, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemset(d_bins.get(), 0, 256 * sizeof(unsigned int)));
-  histo::launch(histogram_file_scope_kernel, 2, 96, 256 * sizeof(unsigned int), 0, d_in.get(), n,
-                d_bins.get());
+  histogram_file_scope_kernel<<<2, 96, 256 * sizeof(unsigned int)>>>(d_in.get(), n, d_bins.get());
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaDeviceSynchronize());
   if (d_bins.download() != expected) {

@@ -4,7 +4,6 @@
 // that sentence: the memory named by its variable or buffer, the line, the likely cause.
 #include "histo/cuda_check.hpp"
 #include "histo/device_buffer.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo_sim/counters.hpp"
 
 #include <cooperative_groups.h>
@@ -46,7 +45,7 @@ __global__ void shared_kernel(const unsigned char* d_in, size_t n, unsigned* d_b
 
 // The same with bins in dynamic shared memory, and no barrier after zeroing.
 __global__ void dynamic_kernel(const unsigned char* d_in, size_t n, unsigned* d_bins) {
-  unsigned* s_bins = histo::dynamic_shared<unsigned>();
+  extern __shared__ unsigned s_bins[];
   for (unsigned b = threadIdx.x; b < kBins; b += blockDim.x) s_bins[b] = 0;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     atomicAdd(&s_bins[d_in[i]], 1u);
@@ -140,58 +139,58 @@ int main(int argc, char** argv) {
   histo::DeviceBuffer<unsigned> d_bins(kBins);
   std::string result;
   if (which == "bins_not_zeroed") {  // the launcher forgot its cudaMemset
-    histo::launch(count_kernel, 4, 128, 0, 0, d_in, n, d_bins.get());
+    count_kernel<<<4, 128>>>(d_in, n, d_bins.get());
     result = outcome();
   } else if (which == "bins_zeroed") {  // the same, right
     CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(unsigned)));
-    histo::launch(count_kernel, 4, 128, 0, 0, d_in, n, d_bins.get());
+    count_kernel<<<4, 128>>>(d_in, n, d_bins.get());
     result = outcome();
   } else if (which == "reads_unwritten") {  // half of the words copied in, all of them read
     histo::DeviceBuffer<unsigned> d_words(1000);
     std::vector<unsigned> h_words(500, 1);
     CUDA_CHECK(cudaMemcpy(d_words.get(), h_words.data(), 500 * sizeof(unsigned), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_bins.get(), 0, sizeof(unsigned)));
-    histo::launch(sum_kernel, 1, 64, 0, 0, d_words.get(), size_t(1000), d_bins.get());
+    sum_kernel<<<1, 64>>>(d_words.get(), size_t(1000), d_bins.get());
     result = outcome();
   } else if (which == "reads_kernel_written") {  // words a first kernel wrote are written
     histo::DeviceBuffer<unsigned> d_words(kBins);
     CUDA_CHECK(cudaMemset(d_words.get(), 0, kBins * sizeof(unsigned)));
-    histo::launch(count_kernel, 4, 128, 0, 0, d_in, n, d_words.get());
+    count_kernel<<<4, 128>>>(d_in, n, d_words.get());
     CUDA_CHECK_LAUNCH();
     // d_bins[0] only is zeroed: sum_kernel reads d_words (written) and adds into d_bins[0].
     CUDA_CHECK(cudaMemset(d_bins.get(), 0, sizeof(unsigned)));
-    histo::launch(sum_kernel, 1, 64, 0, 0, d_words.get(), size_t(kBins), d_bins.get());
+    sum_kernel<<<1, 64>>>(d_words.get(), size_t(kBins), d_bins.get());
     result = outcome();
   } else if (which == "shared_race") {
     CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(unsigned)));
-    histo::launch(shared_kernel<false>, 2, 128, 0, 0, d_in, n, d_bins.get());
+    shared_kernel<false><<<2, 128>>>(d_in, n, d_bins.get());
     result = outcome();
   } else if (which == "shared_clean") {
     CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(unsigned)));
-    histo::launch(shared_kernel<true>, 2, 128, 0, 0, d_in, n, d_bins.get());
+    shared_kernel<true><<<2, 128>>>(d_in, n, d_bins.get());
     result = outcome();
   } else if (which == "dynamic_race") {
     CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(unsigned)));
-    histo::launch(dynamic_kernel, 2, 128, kBins * sizeof(unsigned), 0, d_in, n, d_bins.get());
+    dynamic_kernel<<<2, 128, kBins * sizeof(unsigned)>>>(d_in, n, d_bins.get());
     result = outcome();
   } else if (which == "warp_synced") {
     histo::DeviceBuffer<unsigned> d_out(128);
     histo::DeviceBuffer<bool> d_flags(128);
-    histo::launch(partner_kernel<1>, 1, 128, 0, 0, d_out.get());
+    partner_kernel<1><<<1, 128>>>(d_out.get());
     result = outcome();
-    if (result == "no hazard") histo::launch(partner_kernel<2>, 1, 128, 0, 0, d_out.get());
+    if (result == "no hazard") partner_kernel<2><<<1, 128>>>(d_out.get());
     if (result == "no hazard") result = outcome();
-    if (result == "no hazard") histo::launch(partner_kernel<3>, 1, 128, 0, 0, d_out.get());
+    if (result == "no hazard") partner_kernel<3><<<1, 128>>>(d_out.get());
     if (result == "no hazard") result = outcome();
-    if (result == "no hazard") histo::launch(flag_kernel, 1, 128, 0, 0, d_flags.get(), 0u);
+    if (result == "no hazard") flag_kernel<<<1, 128>>>(d_flags.get(), 0u);
     if (result == "no hazard") result = outcome();
   } else if (which == "warp_race") {
     histo::DeviceBuffer<unsigned> d_out(128);
-    histo::launch(partner_kernel<0>, 1, 128, 0, 0, d_out.get());
+    partner_kernel<0><<<1, 128>>>(d_out.get());
     result = outcome();
   } else if (which == "byte_race") {
     histo::DeviceBuffer<bool> d_flags(64);
-    histo::launch(flag_kernel, 1, 128, 0, 0, d_flags.get(), 1u);
+    flag_kernel<<<1, 128>>>(d_flags.get(), 1u);
     result = outcome();
   } else if (which == "fence_handover" || which == "fence_missing") {
     histo::DeviceBuffer<unsigned> d_words(8);  // 4 partial sums, the counter, the total
@@ -211,7 +210,7 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMemset(d_words.get(), 0, 5 * sizeof(unsigned)));
     CUDA_CHECK(cudaMemset(d_sum.get(), 0, sizeof(float)));
     histo_sim::counters_begin();
-    histo::launch(atomics_kernel, 4, 128, 0, 0, d_words.get(), d_sum.get());
+    atomics_kernel<<<4, 128>>>(d_words.get(), d_sum.get());
     const std::vector<histo_sim::LaunchCounters> launches = histo_sim::counters_end();
     float sum = 0;
     CUDA_CHECK(cudaMemcpy(&sum, d_sum.get(), sizeof(float), cudaMemcpyDeviceToHost));

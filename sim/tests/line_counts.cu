@@ -4,7 +4,6 @@
 // difference; exit 0 when there is none.
 #include "histo/cuda_check.hpp"
 #include "histo/device_buffer.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo_sim/counters.hpp"
 
 #include <cstdio>
@@ -69,8 +68,8 @@ int main() {
   histo::DeviceBuffer<unsigned> d_out(3);
   CUDA_CHECK(cudaMemset(d_out.get(), 0, 3 * sizeof(unsigned)));
   histo_sim::counters_begin();
-  histo::launch(lines_kernel, kGrid, kBlock, 0, 0, d_in.get(), d_vectors.get(), d_words.get(),
-                d_sums.get(), d_out.get());
+  lines_kernel<<<kGrid, kBlock>>>(d_in.get(), d_vectors.get(), d_words.get(), d_sums.get(),
+                                  d_out.get());
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<histo_sim::LaunchCounters> launches = histo_sim::counters_end();
   const std::vector<histo_sim::LineCounts> lines = histo_sim::line_counts(launches);

@@ -5,7 +5,6 @@
 // call through a pointer to a library function, which the trace cannot see into, fails its launch.
 #include "histo/cuda_check.hpp"
 #include "histo/device_buffer.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo_sim/counters.hpp"
 
 #include <cstdint>
@@ -96,9 +95,10 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> h_words(kWords, 7);
     histo::DeviceBuffer<uint32_t> d_words(kWords), d_sums(kWords);
     CUDA_CHECK(cudaMemcpy(d_words.get(), h_words.data(), kWords * 4, cudaMemcpyHostToDevice));
-    const auto plain = counted([&] { histo::launch(sum_kernel<0>, 16, 256, 0, 0, d_words.get(), kWords, d_sums.get()); });
-    const auto call = counted([&] { histo::launch(sum_kernel<1>, 16, 256, 0, 0, d_words.get(), kWords, d_sums.get()); });
-    const auto builtin = counted([&] { histo::launch(sum_kernel<2>, 16, 256, 0, 0, d_words.get(), kWords, d_sums.get()); });
+    const auto plain = counted([&] { sum_kernel<0><<<16, 256>>>(d_words.get(), kWords, d_sums.get()); });
+    const auto call = counted([&] { sum_kernel<1><<<16, 256>>>(d_words.get(), kWords, d_sums.get()); });
+    const auto builtin = counted([&] { sum_kernel<2><<<16, 256>>>(d_words.get(), kWords,
+                                                                  d_sums.get()); });
     print("plain loads", plain);
     print("memcpy", call);
     print("__builtin_memcpy", builtin);
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
     const size_t n = 1024;
     histo::DeviceBuffer<Record> d_from(n), d_to(n);
     CUDA_CHECK(cudaMemset(d_from.get(), 1, n * sizeof(Record)));
-    const auto c = counted([&] { histo::launch(copy_kernel, 4, 256, 0, 0, d_from.get(), n, d_to.get()); });
+    const auto c = counted([&] { copy_kernel<<<4, 256>>>(d_from.get(), n, d_to.get()); });
     print("struct copy", c);
     // As nvcc compiles it: four 16-byte loads and stores per record, each lane's in a sector of
     // its own (the records are 64 bytes apart).
@@ -128,16 +128,16 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMemcpy(d_in.get(), h_in.data(), n, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(uint32_t)));
     if (which == "memcpy_race")
-      histo::launch(memcpy_increment_kernel, 4, 128, 0, 0, d_in.get(), n, d_bins.get());
+      memcpy_increment_kernel<<<4, 128>>>(d_in.get(), n, d_bins.get());
     else
-      histo::launch(memset_shared_kernel, 1, kBins, 0, 0, d_bins.get());
+      memset_shared_kernel<<<1, kBins>>>(d_bins.get());
     std::printf("%s\n", outcome().c_str());
   } else if (which == "library_pointer" || which == "own_pointer") {  // strlen: the C library's
     histo::DeviceBuffer<char> d_text(16);
     histo::DeviceBuffer<uint32_t> d_out(32);
     CUDA_CHECK(cudaMemcpy(d_text.get(), "device text", 12, cudaMemcpyHostToDevice));
     size_t (*length)(const char*) = which == "library_pointer" ? &strlen : &count_nonzero;
-    histo::launch(pointer_kernel, 1, 32, 0, 0, d_text.get(), d_out.get(), length);
+    pointer_kernel<<<1, 32>>>(d_text.get(), d_out.get(), length);
     std::printf("%s\n", outcome().c_str());
   } else {
     std::printf("usage: memory_functions memcpy_counted|struct_copy_counted|memcpy_race|"

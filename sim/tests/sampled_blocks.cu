@@ -4,7 +4,6 @@
 // none does.
 #include "histo/cuda_check.hpp"
 #include "histo/device_buffer.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo_sim/counters.hpp"
 #include "histo_sim/model.hpp"
 
@@ -34,7 +33,7 @@ std::vector<histo_sim::LaunchCounters> count(const unsigned char* d_in, size_t n
   histo_sim::counters_begin();
   histo_sim::set_sampled_blocks(sampled);
   CUDA_CHECK(cudaMemset(d_bins, 0, kBins * sizeof(unsigned)));
-  histo::launch(shared_bins_kernel, kGrid, kBlock, 0, 0, d_in, n, d_bins);
+  shared_bins_kernel<<<kGrid, kBlock>>>(d_in, n, d_bins);
   CUDA_CHECK(cudaDeviceSynchronize());
   histo_sim::set_sampled_blocks(0);
   return histo_sim::counters_end();

@@ -18,7 +18,6 @@
 #include "lab02.h"
 
 #include "histo/cuda_check.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo/reference.hpp"
 
 #include <algorithm>
@@ -64,7 +63,7 @@ histo::LaunchShape histogram_interleaved(const uint8_t* d_in, size_t n, uint32_t
   if (n == 0) return {};
   const histo::LaunchShape shape{interleaved_grid_size(n, histo::device_sm_count()), kBlockSize, 0};
   histo::check_launch_shape(shape, "lab02 histogram_interleaved");
-  histo::launch(histogram_interleaved_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_interleaved_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -99,7 +98,7 @@ __global__ void probe_interleaved_kernel(const uint8_t* __restrict__ d_in, size_
 void probe_segmented(const uint8_t* d_in, size_t n, uint32_t* d_sink, cudaStream_t stream) {
   if (n == 0) return;
   const unsigned grid = unsigned(histo::ceil_div(histo::ceil_div(n, kProbeSegment), kBlockSize));
-  histo::launch(probe_segmented_kernel, grid, kBlockSize, 0, stream, d_in, n, d_sink);
+  probe_segmented_kernel<<<grid, kBlockSize, 0, stream>>>(d_in, n, d_sink);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -108,7 +107,7 @@ void probe_interleaved(const uint8_t* d_in, size_t n, uint32_t* d_sink, cudaStre
   const histo::LaunchShape shape{interleaved_grid_size(n, histo::device_sm_count()), kBlockSize, 0};
   histo::check_launch_shape(shape, "lab02 probe_interleaved");
   const unsigned grid = shape.grid;
-  histo::launch(probe_interleaved_kernel, grid, kBlockSize, 0, stream, d_in, n, d_sink);
+  probe_interleaved_kernel<<<grid, kBlockSize, 0, stream>>>(d_in, n, d_sink);
   CUDA_CHECK_LAUNCH();
 }
 

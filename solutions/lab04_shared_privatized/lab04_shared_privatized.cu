@@ -24,7 +24,6 @@
 #include "lab04.h"
 
 #include "histo/cuda_check.hpp"
-#include "histo/kernel_launch.cuh"
 #include "histo/reference.hpp"
 
 #include <algorithm>
@@ -203,7 +202,7 @@ __global__ void __launch_bounds__(kBlockSize)
 __global__ void __launch_bounds__(kBlockSize)
     histogram_wide_kernel(const uint16_t* __restrict__ d_in, size_t n, uint32_t* d_bins,
                           uint32_t num_bins, uint32_t private_bins) {
-  uint32_t* s_wide = histo::dynamic_shared<uint32_t>();  // private_bins counters (extern __shared__)
+  extern __shared__ uint32_t s_wide[];  // private_bins counters: the launch's dynamic shared memory
   // SOLUTION(lab04) begin
   zero_shared_bins(s_wide, private_bins);
   // Barrier: the private counters are zero before anyone adds.
@@ -251,7 +250,7 @@ histo::LaunchShape launch_vec16(const uint8_t* d_in, size_t n, uint32_t* d_bins,
                resident_blocks_per_sm(kernel, 0, who)),
       kBlockSize, histo::kNumBins * sizeof(uint32_t)};
   histo::check_launch_shape(shape, who);
-  histo::launch(kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -267,7 +266,7 @@ histo::LaunchShape histogram_shared(const uint8_t* d_in, size_t n, uint32_t* d_b
   const histo::LaunchShape shape{grid_for(n, histo::device_sm_count(), blocks_per_sm), kBlockSize,
                                  histo::kNumBins * sizeof(uint32_t)};
   histo::check_launch_shape(shape, who);
-  histo::launch(histogram_shared_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_shared_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -306,8 +305,8 @@ histo::LaunchShape histogram_wide(const uint16_t* d_in, size_t n, uint32_t* d_bi
                resident_blocks_per_sm(histogram_wide_kernel, shared_bytes, who)),
       kBlockSize, shared_bytes};
   histo::check_launch_shape(shape, who);
-  histo::launch(histogram_wide_kernel, shape.grid, shape.block, shared_bytes, stream, d_in, n, d_bins,
-                                                                            num_bins, private_bins);
+  histogram_wide_kernel<<<shape.grid, shape.block, shared_bytes, stream>>>(d_in, n, d_bins,
+                                                                           num_bins, private_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

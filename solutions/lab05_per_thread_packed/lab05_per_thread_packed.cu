@@ -22,7 +22,6 @@
 #include "lab05.h"
 
 #include "histo/cuda_check.hpp"
-#include "histo/kernel_launch.cuh"
 
 namespace lab05 {
 
@@ -142,7 +141,7 @@ histo::LaunchShape histogram_packed(const uint8_t* d_in, size_t n, uint32_t* d_b
   const histo::LaunchShape shape{packed_grid_size(n), kBlockSize,
                                  kSharedWords * sizeof(uint32_t)};
   histo::check_launch_shape(shape, "lab05 histogram_packed");
-  histo::launch(histogram_packed_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_packed_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -234,7 +233,7 @@ histo::LaunchShape histogram_per_row(const uint8_t* d_in, size_t n, uint32_t* d_
   const histo::LaunchShape shape{static_cast<unsigned>(histo::ceil_div(n, kLayoutTile)),
                                  kBlockSize, kSharedWords * sizeof(uint32_t)};
   histo::check_launch_shape(shape, "lab05 histogram_per_row");
-  histo::launch(histogram_per_row_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_per_row_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -247,7 +246,7 @@ histo::LaunchShape histogram_per_column(const uint8_t* d_in, size_t n, uint32_t*
   const histo::LaunchShape shape{static_cast<unsigned>(histo::ceil_div(n, kLayoutTile)),
                                  kBlockSize, kSharedWords * sizeof(uint32_t)};
   histo::check_launch_shape(shape, "lab05 histogram_per_column");
-  histo::launch(histogram_per_column_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_per_column_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

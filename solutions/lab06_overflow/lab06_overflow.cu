@@ -38,7 +38,6 @@
 #include "lab06.h"
 
 #include "histo/cuda_check.hpp"
-#include "histo/kernel_launch.cuh"
 
 #include <algorithm>
 #include <stdexcept>
@@ -387,7 +386,7 @@ histo::LaunchShape launch_unrolled(const uint8_t* d_in, size_t n, uint32_t* d_bi
   const size_t shared_words = kSharedWords + (Policy::kSpills ? histo::kNumBins : 0);
   const histo::LaunchShape shape{grid, kBlockSize, shared_words * sizeof(uint32_t)};
   histo::check_launch_shape(shape, who);
-  histo::launch(histogram_unrolled_kernel<Policy>, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_unrolled_kernel<Policy><<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -438,7 +437,7 @@ histo::LaunchShape launch_merge_vec16(const uint8_t* d_in, size_t n, uint32_t* d
   if (grid == 0) grid = device_grid_size<histogram_merge_vec16_kernel, kBlockSize>(vectors);
   const histo::LaunchShape shape{grid, kBlockSize, kSharedWords * sizeof(uint32_t)};
   histo::check_launch_shape(shape, who);
-  histo::launch(histogram_merge_vec16_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_merge_vec16_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }
@@ -468,7 +467,7 @@ histo::LaunchShape histogram_capstone(const uint8_t* d_in, size_t n, uint32_t* d
       histo::ceil_div(vectors, kVectorsInFlight));
   const histo::LaunchShape shape{grid, kCapstoneBlockSize, kCapstoneSharedBytes};
   histo::check_launch_shape(shape, "lab06 histogram_capstone");
-  histo::launch(histogram_capstone_kernel, shape.grid, shape.block, 0, stream, d_in, n, d_bins);
+  histogram_capstone_kernel<<<shape.grid, shape.block, 0, stream>>>(d_in, n, d_bins);
   CUDA_CHECK_LAUNCH();
   return shape;
 }

@@ -62,7 +62,7 @@ std::vector<uint64_t> widen(const std::vector<uint32_t>& bins);
 // The output under test: `num_bins` counters with guard words on both sides, every byte
 // poisoned before the launch so that an unwritten bin cannot pass for a zero. From the
 // poisoning on, it watches who writes it (OutputWatch): work_problem(n) is "" when a kernel
-// launched through histo::launch counted it.
+// the call launched counted it.
 template <typename T>
 class GuardedBins {
  public:

@@ -1,9 +1,9 @@
 // Who wrote a graded call's output, and whether the host counted instead. A launcher must count
-// on the device, in a kernel it launches through histo::launch; a histogram counted on the host
-// is not the lab's work, however right its bins. The graders' bins (GuardedBins, grading.hpp)
+// on the device, in a kernel it launches; a histogram counted on the host is not the lab's
+// work, however right its bins. The graders' bins (GuardedBins, grading.hpp)
 // watch the call from the moment they are poisoned until the grader reads them back
 // (end_call), and problem() says what happened instead:
-//   - no kernel launched through histo::launch although n > 0 bytes were given;
+//   - no kernel launched although n > 0 bytes were given;
 //   - the host wrote into the output (cudaMemcpy, cudaMemcpyAsync, or a cudaMemset of a nonzero
 //     value; the zeroing by histo::prepare_output is expected);
 //   - device memory was copied to the host during the call (the input, to count it there);
@@ -24,10 +24,9 @@ namespace histo {
 // memory unprotected. Never on a GPU, where such code crashes instead.
 bool host_accesses_caught();
 
-// histo::launch (kernel_launch.cuh) calls this for every launch (launch.cpp, with the
-// student-callable code: in a split grader, the worker's).
-void count_kernel_launch();
-// Kernels launched through histo::launch so far in this process.
+// Kernels launched so far in this process, each kernel<<<...>>> once (launch.cpp, with the
+// student-callable code: in a split grader, the worker's): on a GPU counted where the launch
+// pushes its configuration (the linker's --wrap), in the simulator by its runtime.
 unsigned long long kernel_launches();
 
 class OutputWatch {
