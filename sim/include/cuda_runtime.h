@@ -491,31 +491,13 @@ using ThreadBody = void (*)(void* closure);
 void launch(const void* kernel, dim3 grid, dim3 block, size_t dynamic_shared, cudaStream_t stream,
             ThreadBody body, void* closure);
 
-// kernel(args...) on the grid: the arguments are converted to the kernel's parameter types once,
-// as a launch does, and every thread gets its own copies.
-template <typename... Params, typename... Args>
-void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_shared,
-                   cudaStream_t stream, Args&&... args) {
-  static_assert(sizeof...(Params) == sizeof...(Args), "the kernel takes a different number of arguments");
-  using Params_t = std::tuple<std::decay_t<Params>...>;
-  struct Closure {
-    void (*kernel)(Params...);
-    Params_t params;
-  } closure{kernel, Params_t(std::forward<Args>(args)...)};
-  launch(reinterpret_cast<const void*>(kernel), grid, block, dynamic_shared, stream,
-         [](void* c) {
-           auto* self = static_cast<Closure*>(c);
-           Params_t copy = self->params;
-           std::apply(self->kernel, copy);
-         },
-         &closure);
-}
-
-// kernel(given...) with the kernel's default arguments after them: `call` calls the kernel by name
-// (the wrapper's lambda), with the given arguments converted to the first parameters' types once.
+// kernel(given...) on the grid, through `call` (the kernel itself, or the wrapper's lambda that
+// calls it by name where default arguments follow the given ones): the given arguments are
+// converted to the first parameters' types once, as a launch does, and every thread gets its
+// own copies.
 template <typename Call, typename... Params, typename... Args, size_t... I>
-void launch_with_defaults(void (*kernel)(Params...), Call& call, std::index_sequence<I...>, dim3 grid, dim3 block,
-                          size_t dynamic_shared, cudaStream_t stream, Args&&... args) {
+void launch_kernel(void (*kernel)(Params...), Call& call, std::index_sequence<I...>, dim3 grid, dim3 block,
+                   size_t dynamic_shared, cudaStream_t stream, Args&&... args) {
   using Given = std::tuple<std::decay_t<std::tuple_element_t<I, std::tuple<Params...>>>...>;
   struct Closure {
     Call* call;
@@ -569,10 +551,11 @@ void operator*(void (*kernel)(Params...), PendingLaunch<Call, Args...>&& p) {
   std::apply(
       [&](auto&&... a) {
         if constexpr (sizeof...(Params) == sizeof...(Args))
-          launch_kernel(kernel, p.grid, p.block, p.shared, p.stream, std::forward<decltype(a)>(a)...);
+          launch_kernel(kernel, kernel, std::index_sequence_for<Args...>(), p.grid, p.block, p.shared,
+                        p.stream, std::forward<decltype(a)>(a)...);
         else
-          launch_with_defaults(kernel, p.call, std::make_index_sequence<sizeof...(Args)>(), p.grid, p.block,
-                               p.shared, p.stream, std::forward<decltype(a)>(a)...);
+          launch_kernel(kernel, p.call, std::index_sequence_for<Args...>(), p.grid, p.block, p.shared,
+                        p.stream, std::forward<decltype(a)>(a)...);
       },
       std::move(p.args));
 }
