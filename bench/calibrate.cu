@@ -26,6 +26,8 @@
 //   atomic_cas_one_address_per_s  the same for atomicCAS (ATOM.CAS), lanes of no effect included
 //   atomic_max_one_address_per_s  the same for atomicMax (RED.MAX), on an address nvcc cannot
 //                             prove uniform (it would make a warp's maxima one update)
+//   atomic_inc_exch_one_address_per_s  the same with atomicInc and atomicExch in turn: what the
+//                             L2 loses switching between RED and ATOM on one line
 //   store_sectors_per_sm_per_s  32-byte sectors per SM per second that coalesced 4-byte stores
 //                             (a warp's 32 words: 4 sectors of one line) write into the L2
 //   store_lines_per_sm_per_s  128-byte lines per SM per second that uncoalesced 4-byte stores
@@ -126,8 +128,9 @@ __global__ void constant_load_kernel(int iters, bool bytes, uint32_t* d_sink) {
 }
 
 // Every thread updates one word `iters` times with atomicExch (ATOM.EXCH: no RED form exists),
-// atomicInc (RED.INC), atomicCAS (ATOM.CAS) or atomicMax (RED.MAX), as `op` says: 0 to 3. The
-// word is d_word[threadIdx.x & spread], spread 0: nvcc cannot see that the address is uniform.
+// atomicInc (RED.INC), atomicCAS (ATOM.CAS) or atomicMax (RED.MAX), as `op` says: 0 to 3, or 4:
+// atomicInc and atomicExch in turn. The word is d_word[threadIdx.x & spread], spread 0: nvcc
+// cannot see that the address is uniform.
 __global__ void one_word_kernel(uint32_t* d_word, int iters, int op, unsigned spread) {
   uint32_t* word = d_word + (threadIdx.x & spread);
   for (int k = 0; k < iters; ++k) {
@@ -135,6 +138,8 @@ __global__ void one_word_kernel(uint32_t* d_word, int iters, int op, unsigned sp
     if (op == 1) atomicInc(word, 0x7FFFFFFFu);
     if (op == 2) atomicCAS(word, uint32_t(k), uint32_t(k + 1));
     if (op == 3) atomicMax(word, uint32_t(threadIdx.x + k));
+    if (op == 4 && k % 2 == 0) atomicInc(word, 0x7FFFFFFFu);
+    if (op == 4 && k % 2 == 1) atomicExch(word, uint32_t(k));
   }
 }
 
@@ -388,9 +393,10 @@ int main() {
         std::printf("  \"%s\": %.4g,\n", names[p], ops / (ms * 1e-3));
       }
       const char* one_word[] = {"atomic_exch_one_address_per_s", "atomic_inc_one_address_per_s",
-                                "atomic_cas_one_address_per_s", "atomic_max_one_address_per_s"};
+                                "atomic_cas_one_address_per_s", "atomic_max_one_address_per_s",
+                                "atomic_inc_exch_one_address_per_s"};
       const int one_word_iters = 4;
-      for (int op = 0; op < 4; ++op) {
+      for (int op = 0; op < 5; ++op) {
         const double ms = median_ms([&](cudaStream_t s) {
           one_word_kernel<<<blocks, threads, 0, s>>>(words.get(), one_word_iters, op, 0u);
         }, 11);

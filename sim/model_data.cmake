@@ -18,7 +18,8 @@ set(histo_h200_calibration_keys
   load_sectors_per_sm_per_s atomic_one_sector_per_s atomic_region_1k_per_s atomic_spread_per_s
   shared_wavefronts_per_sm_per_s shared_atomic_wavefronts_per_sm_per_s
   l2_read_gbps l2_load_request_ns l2_resident_bytes
-  store_sectors_per_sm_per_s store_lines_per_sm_per_s constant_words_per_sm_per_s)
+  store_sectors_per_sm_per_s store_lines_per_sm_per_s constant_words_per_sm_per_s
+  atomic_inc_exch_one_address_per_s)
 
 # histo_model_data_file(<var> <name> <text>...): the path of a data
 # file of sim/data/ in <var>; the configure runs again when it changes, and stops where it is

@@ -46,24 +46,6 @@ std::atomic<unsigned long long> g_kernel_launches{0};
 unsigned long long kernel_launches() { return g_kernel_launches.load(std::memory_order_relaxed); }
 #endif
 
-}  // namespace histo
-
-#ifndef HISTO_SIM
-// Every kernel<<<grid, block, shared, stream>>>(...) begins with the call that pushes its
-// configuration (nvcc's generated host code, and Clang's). histo_common is linked with the
-// linker's --wrap for it (common/CMakeLists.txt), so each launch in the executable, a lab's
-// included, is counted here before it goes on to the CUDA runtime's own.
-extern "C" unsigned __real___cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared,
-                                                       cudaStream_t stream);
-extern "C" unsigned __wrap___cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared,
-                                                       cudaStream_t stream) {
-  histo::g_kernel_launches.fetch_add(1, std::memory_order_relaxed);
-  return __real___cudaPushCallConfiguration(grid, block, shared, stream);
-}
-#endif
-
-namespace histo {
-
 void prepare_output(const void* d_in, size_t n, void* d_bins, size_t num_bins,
                     size_t bytes_per_bin, cudaStream_t stream, const char* who) {
   if (d_bins == nullptr) throw std::invalid_argument(std::string(who) + ": d_bins is null");
@@ -145,3 +127,17 @@ void check_launch_shape(const LaunchShape& shape, const char* who) {
 }
 
 }  // namespace histo
+
+#ifndef HISTO_SIM
+// Every kernel<<<grid, block, shared, stream>>>(...) begins with the call that pushes its
+// configuration (nvcc's generated host code, and Clang's). histo_common is linked with the
+// linker's --wrap for it (common/CMakeLists.txt), so each launch in the executable, a lab's
+// included, is counted here before it goes on to the CUDA runtime's own.
+extern "C" unsigned __real___cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared,
+                                                       cudaStream_t stream);
+extern "C" unsigned __wrap___cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared,
+                                                       cudaStream_t stream) {
+  histo::g_kernel_launches.fetch_add(1, std::memory_order_relaxed);
+  return __real___cudaPushCallConfiguration(grid, block, shared, stream);
+}
+#endif

@@ -326,7 +326,7 @@ def sim_names():
     # its operators (the launch's `kernel * chevrons(...)(args)`).
     for block in _namespace_blocks(text, "histo_sim"):
         names |= {"histo_sim::" + n for n in re.findall(r"(?:^|\s)(\w+)\s*\(", block)
-                  if n not in ("sizeof", "static_assert", "void", "unsigned", "return", "if")}
+                  if n not in ("sizeof", "static_assert", "void", "unsigned", "return", "if", "operator")}
         names |= {"histo_sim::" + n for n in re.findall(r"\b(operator[^\w\s(]+)\s*\(", block)}
         names |= {"histo_sim::" + n for n in re.findall(r"\b(?:struct|class|enum class|using)\s+(\w+)", block)}
         names |= {"histo_sim::" + n for n in re.findall(r"extern\s+[\w:*<>() ]+?\b(\w+)\s*(?:\[[^\]]*\])?\s*;", block)}

@@ -52,7 +52,7 @@ template <> struct Codec<histo::Variant> {
 };
 
 #ifdef HISTO_SIM
-HISTO_REMOTE_SIZE(histo_sim::GpuShape, 232);
+HISTO_REMOTE_SIZE(histo_sim::GpuShape, 240);
 template <> struct Codec<histo_sim::GpuShape>
     : Fields<histo_sim::GpuShape,
              &GpuShape::key, &GpuShape::name, &GpuShape::cc_major, &GpuShape::cc_minor,
@@ -67,7 +67,8 @@ template <> struct Codec<histo_sim::GpuShape>
              &GpuShape::registers_per_sm, &GpuShape::issue_per_sm_per_cycle,
              &GpuShape::l2_read_gbps, &GpuShape::l2_load_request_ns,
              &GpuShape::l2_resident_bytes, &GpuShape::store_sectors_per_sm_per_s,
-             &GpuShape::store_lines_per_sm_per_s, &GpuShape::constant_addresses_per_sm_per_s> {};
+             &GpuShape::store_lines_per_sm_per_s, &GpuShape::constant_addresses_per_sm_per_s,
+             &GpuShape::atomic_mixed_kinds_per_s> {};
 HISTO_REMOTE_SIZE(histo_sim::Bound, 16);
 template <> struct Codec<histo_sim::Bound>
     : Fields<histo_sim::Bound,
@@ -99,7 +100,7 @@ template <> struct Codec<const void*> {
     return reinterpret_cast<const void*>(r.get_value<uintptr_t>());
   }
 };
-HISTO_REMOTE_SIZE(histo_sim::LaunchCounters, 336);
+HISTO_REMOTE_SIZE(histo_sim::LaunchCounters, 352);
 template <> struct Codec<histo_sim::LaunchCounters>
     : Fields<histo_sim::LaunchCounters,
              &LaunchCounters::global_load_requests, &LaunchCounters::global_load_sectors,
@@ -113,7 +114,8 @@ template <> struct Codec<histo_sim::LaunchCounters>
              &LaunchCounters::shared_atomic_wavefronts, &LaunchCounters::shared_atomic_ideal,
              &LaunchCounters::dram_read_bytes, &LaunchCounters::kernel, &LaunchCounters::grid,
              &LaunchCounters::block, &LaunchCounters::global_atomic_addresses,
-             &LaunchCounters::busiest_sector_passes, &LaunchCounters::global_store_lines,
+             &LaunchCounters::busiest_sector_passes, &LaunchCounters::mixed_line_passes,
+             &LaunchCounters::mixed_line_minority, &LaunchCounters::global_store_lines,
              &LaunchCounters::constant_addresses,
              &LaunchCounters::atomic_footprint_bytes,
              &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds,

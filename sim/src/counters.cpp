@@ -23,7 +23,8 @@
 //   __constant__ memory reads (the constant cache serves one at a time, bytes of one word too;
 //   Nsight Compute's global-memory metrics do not count these loads), the 128-byte lines each store request
 //   writes, and per sector the atomic passes into it (the busiest sector binds: the L2 applies
-//   the passes into one sector one after another, whichever of its words they update).
+//   the passes into one sector one after another, whichever of its words they update); per
+//   128-byte line, its ATOM and RED passes (a line that takes both is slower: model.cpp).
 // - DRAM reads: every distinct sector that global loads read (inputs larger than a line in L2
 //   are read once; Nsight Compute flushes the caches before a profiled launch).
 // Each count is also kept per site (the instruction that made the request: SiteCounts), so the
@@ -92,7 +93,7 @@ class Counting final : public trace::Consumer {
     launches.push_back(std::move(c));
     sectors_read_.clear();
     sector_passes_.clear();
-    lines_.clear();
+    line_passes_.clear();
     shared_atomic_sites_.clear();
     site_index_.clear();
     shared_lo_ = ~uint64_t(0);
@@ -167,7 +168,14 @@ class Counting final : public trace::Consumer {
     c.dram_read_bytes = uint64_t(sectors_read_.size()) * 32;
     for (const auto& [sector, passes] : sector_passes_)
       c.busiest_sector_passes = std::max(c.busiest_sector_passes, passes);
-    c.atomic_footprint_bytes = uint64_t(lines_.size()) * 128;
+    for (const auto& [line, p] : line_passes_) {
+      const uint64_t passes = p.atom + p.red, minority = std::min(p.atom, p.red);
+      if (minority && std::pair(passes, minority) > std::pair(c.mixed_line_passes, c.mixed_line_minority)) {
+        c.mixed_line_passes = passes;
+        c.mixed_line_minority = minority;
+      }
+    }
+    c.atomic_footprint_bytes = uint64_t(line_passes_.size()) * 128;
     c.static_shared_bytes = shared_hi_ > shared_lo_ ? size_t(shared_hi_ - shared_lo_) : 0;
   }
 
@@ -229,12 +237,13 @@ class Counting final : public trace::Consumer {
       for (const auto& [word, lanes] : per_word) {
         unsigned& most = per_sector[word / 32];
         most = std::max(most, lanes);
-        lines_.insert(word / 128);
       }
       for (const auto& [sector, passes] : per_sector) {
         c.global_atomic_sectors += passes;
         at.global_atomic_sectors += passes;
         sector_passes_[sector] += passes;
+        LinePasses& line = line_passes_[sector / 4];
+        (r.atom ? line.atom : line.red) += passes;
         if (r.atom) c.global_atom_sectors += passes, at.global_atom_sectors += passes;
       }
       if (r.atom) ++c.global_atom_requests, ++at.global_atom_requests;
@@ -289,7 +298,10 @@ class Counting final : public trace::Consumer {
 
   std::unordered_set<uint64_t> sectors_read_;
   std::unordered_map<uint64_t, uint64_t> sector_passes_;  // atomic passes per sector
-  std::unordered_set<uint64_t> lines_;
+  struct LinePasses {
+    uint64_t atom = 0, red = 0;
+  };
+  std::unordered_map<uint64_t, LinePasses> line_passes_;  // atomic passes per 128-byte line
   std::map<uintptr_t, SharedAtomicSite> shared_atomic_sites_;
   std::unordered_map<uintptr_t, size_t> site_index_;  // site -> its entry in the launch's sites
   uint64_t shared_lo_ = 0, shared_hi_ = 0;

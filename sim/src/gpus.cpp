@@ -26,6 +26,7 @@ GpuShape scaled(GpuShape g, const GpuShape& h200, double vendor_dram_gbps) {
   g.shared_load_latency_ns = h200.shared_load_latency_ns / clock;
   g.load_sectors_per_sm_per_s = h200.load_sectors_per_sm_per_s * clock;
   g.atomic_one_sector_per_s = h200.atomic_one_sector_per_s * clock;
+  g.atomic_mixed_kinds_per_s = h200.atomic_mixed_kinds_per_s * clock;
   g.store_sectors_per_sm_per_s = h200.store_sectors_per_sm_per_s * clock;
   g.store_lines_per_sm_per_s = h200.store_lines_per_sm_per_s * clock;
   g.constant_addresses_per_sm_per_s = h200.constant_addresses_per_sm_per_s * clock;
@@ -67,6 +68,8 @@ std::vector<GpuShape> make_shapes() {
   // A warp's 32 different words, or 32 different bytes of 8 words: the same rate, so the cache
   // serves addresses (calibration's constant_bytes_per_sm_per_s says so).
   h200.constant_addresses_per_sm_per_s = h200_calibration::constant_words_per_sm_per_s;
+  // ATOM and RED in turn on one word: the rate of a line whose atomics mix the two.
+  h200.atomic_mixed_kinds_per_s = h200_calibration::atomic_inc_exch_one_address_per_s;
   // The correctness tests' device: small on purpose, so grids stay small on a CPU.
   GpuShape small = h200;
   small.key = "small";

@@ -17,7 +17,12 @@
 //                       what uncoalesced loads pay
 //   shared memory       the busiest SM's wavefronts (blocks dealt round-robin) / its rate
 //   atomics, one sector the busiest sector's atomic passes / the one-sector rate (the L2 applies
-//                       the passes into one sector one after another, whichever words they hit)
+//                       the passes into one sector one after another, whichever words they hit);
+//                       or, where more, a 128-byte line that takes both ATOM and RED passes: its
+//                       passes go one after another at that rate, and each switch between the
+//                       kinds costs what one pass loses when ATOM and RED alternate on one word
+//                       (the mixed rate). A line switches at most twice per pass of its less
+//                       frequent kind
 //   atomics, region     all atomic sector passes / the rate into a 1 KiB region (the footprint
 //                       of every lab's bins) or, for a footprint past 64 KiB, the spread rate
 //   constant loads      the distinct addresses each load of __constant__ memory reads / (SMs x
@@ -82,7 +87,12 @@ std::vector<Bound> launch_bounds(const LaunchCounters& c, const GpuShape& gpu) {
   }
   bound(Resource::shared_memory,
         busiest / gpu.shared_wavefronts_per_sm_per_s + busiest_atomic / gpu.shared_atomic_wavefronts_per_sm_per_s);
-  bound(Resource::atomics_on_one_sector, c.busiest_sector_passes / gpu.atomic_one_sector_per_s);
+  const double switch_s = gpu.atomic_mixed_kinds_per_s > 0
+                             ? 1 / gpu.atomic_mixed_kinds_per_s - 1 / gpu.atomic_one_sector_per_s : 0.0;
+  const double mixed_line_s =
+      c.mixed_line_passes / gpu.atomic_one_sector_per_s + 2.0 * c.mixed_line_minority * std::max(0.0, switch_s);
+  bound(Resource::atomics_on_one_sector,
+        std::max(c.busiest_sector_passes / gpu.atomic_one_sector_per_s, mixed_line_s));
   bound(Resource::constant_loads, c.constant_addresses / (gpu.sm_count * gpu.constant_addresses_per_sm_per_s));
   bound(Resource::store_sectors, c.global_store_sectors / (gpu.sm_count * gpu.store_sectors_per_sm_per_s));
   bound(Resource::store_lines, c.global_store_lines / (gpu.sm_count * gpu.store_lines_per_sm_per_s));
@@ -152,6 +162,7 @@ namespace {
 // blocks.
 constexpr uint64_t LaunchCounters::*kGrowWithBlocks[] = {
     &LaunchCounters::global_atomic_addresses, &LaunchCounters::busiest_sector_passes,
+    &LaunchCounters::mixed_line_passes, &LaunchCounters::mixed_line_minority,
     &LaunchCounters::global_store_lines, &LaunchCounters::load_rounds, &LaunchCounters::load_chain_rounds, &LaunchCounters::warps,
     &LaunchCounters::blocks_run};
 // LaunchCounters' fields as the list above sorts them: a field added to LaunchCounters and not to

@@ -47,6 +47,9 @@ struct LaunchCounters : MemoryCounts {
   unsigned grid = 0, block = 0;
   uint64_t global_atomic_addresses = 0;   // per request, the distinct words it updates, summed
   uint64_t busiest_sector_passes = 0;     // atomic sector passes into the most-updated sector
+  uint64_t mixed_line_passes = 0;         // atomic passes into the busiest 128-byte line that
+                                          // takes both ATOM and RED passes (0: none does)
+  uint64_t mixed_line_minority = 0;       // that line's passes of its less frequent kind
   uint64_t global_store_lines = 0;        // per store request, the distinct 128-byte lines it writes
   uint64_t atomic_footprint_bytes = 0;    // distinct 128-byte lines the atomics touched, x 128
   uint64_t load_rounds = 0;               // per warp, runs of global loads with nothing between

@@ -54,6 +54,9 @@ struct GpuShape {
   // Distinct addresses an SM's constant cache serves per second (a warp's loads of different
   // __constant__ addresses are served one after another, different bytes of one word too).
   double constant_addresses_per_sm_per_s = 0;
+  // Atomic passes per second into one 128-byte line whose atomics alternate between ATOM (a
+  // result returned: exchange, compare-and-swap) and RED: the L2 is slower at switching.
+  double atomic_mixed_kinds_per_s = 0;
 };
 
 // Every shape the simulator knows, "small" first.
